@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import itertools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -189,6 +189,13 @@ def long_columns(
     return LongColumns(unit_column, rater, rating, "given (--long)")
 
 
+def _lines(frame: pd.DataFrame, lines: Sequence[int] | None, first: int) -> Callable[[int], int]:
+    """Row ``i``'s file line: ``lines[i]``, one per row, else ``i + first``."""
+    if lines is not None and len(lines) == len(frame):
+        return lambda row: int(lines[row])
+    return lambda row: row + first
+
+
 def wide_from_long(
     frame: pd.DataFrame,
     long: LongColumns,
@@ -212,11 +219,7 @@ def wide_from_long(
         if name not in frame.columns:
             raise InputError(f"no column '{name}' (columns: {list(frame.columns)})", path=source)
 
-    def line_of(row: int) -> int:
-        if lines is not None and len(lines) == len(frame):
-            return int(lines[row])
-        return row + first_line
-
+    line_of = _lines(frame, lines, first_line)
     for column, what in ((long.rater, "rater"), (long.unit, "unit")):
         missing = frame[column].isna()
         if missing.any():
@@ -655,21 +658,9 @@ def ratings_from_frame(
         # called on a frame of its own (the Python API), not by ratings_tables, which checks
         # the whole file before its groups ('Yes' beside 'yes', an Excel date); lines as
         # ratings_tables counts them under a header (the frame's row + 2)
-        def line_of(row: int) -> int:
-            return row + 2
-
+        line_of = _lines(frame, None, 2)
         no_repeated_header(frame, source, line_of)
-        refuse_rows_not_units(
-            frame, choice.raters, choice.unit_column, source, line_of, unit_column is not None
-        )
-        no_dates(frame, rater_cols, source, line_of)
-        one_spelling(frame, rater_cols, source, line_of)
-        if categories is None:
-            no_missing_marks(frame, rater_cols, source, line_of)
-        # and, as the CLI: cells joining codes ('x/y' beside 'y/x'), a row without a unit id
-        _no_code_sets(frame, rater_cols, source, line_of)
-        if unit_col is not None:  # a row without a unit id, a unit on two rows
-            one_row_per_unit(frame, [unit_col], source, line_of)
+        _wide_checks(frame, choice, [], source, line_of, unit_column is not None, categories)
     # (given ``columns``, ratings_tables checked the whole table so, once, before its parts)
     where, out = (unit_col, choice.reason), choice.left_out
     if unit_col is not None:
@@ -771,11 +762,7 @@ def ratings_tables(
     if by is not None and by not in frame.columns:
         raise InputError(f"no column '{by}' to group by", path=source)
 
-    def line_of(row: int) -> int:
-        if lines is not None and len(lines) == len(frame):
-            return int(lines[row])
-        return row + first_line
-
+    line_of = _lines(frame, lines, first_line)
     if by is not None and frame[by].isna().any():  # the group left the row out, silently
         row = int(np.flatnonzero(frame[by].isna().to_numpy())[0])
         raise InputError(
@@ -839,20 +826,8 @@ def ratings_tables(
         )
     odd = ""  # a row of descriptions under the header, or of totals under the units
     if shape is None:
-        odd = refuse_rows_not_units(
-            frame, choice.raters, choice.unit_column, source, line_of, unit_column is not None
-        )
-    if shape is None and choice.unit_column is not None:
-        one_row_per_unit(frame, [*keep, choice.unit_column], source, line_of)
-    if shape is None:
-        no_dates(frame, choice.raters, source, line_of)
-        one_spelling(frame, choice.raters, source, line_of)
-        if categories is None:
-            no_missing_marks(frame, choice.raters, source, line_of)
-        if sets != "none":
-            _no_code_sets(frame, choice.raters, source, line_of, sets)
-        if sets is None:
-            joined = _joined_cells(frame, choice.raters, source, line_of)
+        given = unit_column is not None
+        odd, joined = _wide_checks(frame, choice, keep, source, line_of, given, categories, sets)
     if choice.unit_column is not None:
         notes.extend(_unit_spellings(frame[choice.unit_column].dropna().astype(str)))
     groups = [(None, frame)] if by is None else list(frame.groupby(by, sort=True))
@@ -865,6 +840,30 @@ def ratings_tables(
     line = shape_line(choice, given=raters is not None and candidates is None, sets=sets)
     notes.insert(0, line + joined + unread + odd + _single_rated(parts))
     return TableParts(parts, notes, choice)
+
+
+def _wide_checks(
+    frame: pd.DataFrame,
+    choice: ColumnChoice,
+    keep: Sequence[str],
+    source: str | Path | None,
+    line_of: Any,
+    given: bool,
+    categories: Sequence[str] | None,
+    sets: str | None = None,
+) -> tuple[str, str]:
+    """A wide table's rows and cells checked, CLI and API alike: the first line's words."""
+    odd = refuse_rows_not_units(frame, choice.raters, choice.unit_column, source, line_of, given)
+    if choice.unit_column is not None:  # a row without a unit id, a unit on two rows
+        one_row_per_unit(frame, [*keep, choice.unit_column], source, line_of)
+    no_dates(frame, choice.raters, source, line_of)
+    one_spelling(frame, choice.raters, source, line_of)
+    if categories is None:
+        no_missing_marks(frame, choice.raters, source, line_of)
+    if sets != "none":  # cells joining codes ('x/y' beside 'x' and 'y')
+        _no_code_sets(frame, choice.raters, source, line_of, sets)
+    joined = _joined_cells(frame, choice.raters, source, line_of) if sets is None else ""
+    return odd, joined
 
 
 def _unread_long_columns(frame: pd.DataFrame, long: LongColumns, keep: Sequence[str]) -> str:
