@@ -37,7 +37,6 @@ import json
 import operator
 from array import array
 from collections.abc import Iterable
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,7 +48,7 @@ from failcodes.judge.estimate import CallShape, CostEstimate, Counted, answer_to
 from failcodes.judge.grouping import group_schema
 from failcodes.judge.job import JudgeJob
 from failcodes.judge.journal import Journal
-from failcodes.judge.modes import Batch, Grouped, Mode, PerUnit
+from failcodes.judge.modes import Batch, Cascade, Mode, PerUnit, grouping
 from failcodes.judge.pricing import estimate_tokens
 from failcodes.judge.prompts import UserSkeleton, escaped_length, group_skeleton, user_skeleton
 from failcodes.judge.unitjudge import Coder, UnitJudge
@@ -445,22 +444,12 @@ def columnar_mode(mode: Mode, kind: UnitKind = UnitKind.RETRIEVAL) -> bool:
     One call per unit or batch mode, for any kind; grouped by claim (direct or as batch
     items) for retrieval units. Not a cascade.
     """
-    if isinstance(mode, PerUnit):
-        return True
-    if isinstance(mode, Grouped) or (isinstance(mode, Batch) and mode.group is not None):
-        return kind is UnitKind.RETRIEVAL
-    return isinstance(mode, Batch)
+    return not isinstance(mode, Cascade) and (grouping(mode) is None or kind is UnitKind.RETRIEVAL)
 
 
 def needs_groups(mode: Mode) -> bool:
     """Whether pricing ``mode`` needs :attr:`UnitSizes.groups` (read with ``grouped=True``)."""
-    return _group_of(mode) is not None
-
-
-def _group_of(mode: Mode) -> Grouped | None:
-    if isinstance(mode, Batch):
-        return mode.group
-    return mode if isinstance(mode, Grouped) else None
+    return grouping(mode) is not None
 
 
 def _key_chars(positions: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.int64]]:
@@ -562,7 +551,7 @@ def estimate_sizes(
         if judge.is_llm:
             todo += len(ids) - int(done.sum())
             todo_tokens += int(unit_tokens[~done].astype(np.int64).sum())
-    group = _group_of(mode)
+    group = grouping(mode)
     shapes: Iterable[CallShape] = ()
     if judge.is_llm and todo and group is not None:
         every = mode.commit_every if isinstance(mode, Batch) else None
@@ -593,12 +582,10 @@ def estimate_columns(sizes: UnitSizes, coder: Coder, job: JudgeJob) -> CostEstim
     """
     if not columnar_mode(job.mode, sizes.kind) or (needs_groups(job.mode) and sizes.groups is None):
         return None
-    with folder_lock(made_dir(job.run_dir), what="judge run"), ExitStack() as stack:
-        journal = Journal(job.run_dir)
-        stack.callback(journal.close)
-        cache = job.open_cache()
-        if cache is not None:
-            stack.callback(cache.close)
-            if cache.stats().entries:
-                return None
-        return estimate_sizes(job.unit_judge(coder, cache), journal, sizes, job.mode)
+    with (
+        folder_lock(made_dir(job.run_dir), what="judge run"),
+        job.opened(coder) as (journal, judge),
+    ):
+        if judge.cache is not None and judge.cache.stats().entries:
+            return None
+        return estimate_sizes(judge, journal, sizes, job.mode)

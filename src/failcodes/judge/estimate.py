@@ -35,7 +35,7 @@ from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError
 from failcodes.judge.grouping import chunked_groups, group_schema, group_user
 from failcodes.judge.journal import Journal
-from failcodes.judge.modes import Batch, Cascade, Grouped, Mode, PerUnit
+from failcodes.judge.modes import Batch, Cascade, Mode, PerUnit, grouping
 from failcodes.judge.pricing import estimate_tokens, length_tokens
 from failcodes.judge.prompts import user_length
 from failcodes.judge.providers.base import DirectCoder, ProviderReply, ProviderRequest, TokenUsage
@@ -332,7 +332,7 @@ def estimate_units(
         if not isinstance(mode.first, DirectCoder):
             raise ConfigError("a dry run can only foresee a cascade whose first judge is offline")
         first, then = mode.first, mode.then
-    group = then.group if isinstance(then, Batch) else then if isinstance(then, Grouped) else None
+    group = grouping(mode)
     every = then.commit_every if isinstance(then, Batch) else None
     journal.check(judge.meta())  # another run's units are not done for this one
     done = journal.done_ids()

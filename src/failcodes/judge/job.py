@@ -15,11 +15,14 @@ members) and one job; a cascade's first judge and a panel's members run variants
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from failcodes.codebook import Codebook
 from failcodes.judge.cache import ResponseCache
+from failcodes.judge.journal import Journal
 from failcodes.judge.modes import Mode, PerUnit
 from failcodes.judge.pricing import PriceTable, load_prices
 from failcodes.judge.providers.base import DirectCoder, LLMProvider
@@ -67,9 +70,16 @@ class JudgeJob:
             settings=self.settings if settings else None,
         )
 
-    def open_cache(self) -> ResponseCache | None:
-        """Open the response cache (the caller closes it), or None without one."""
-        return ResponseCache(self.cache_path) if self.cache_path is not None else None
+    @contextmanager
+    def opened(self, coder: LLMProvider | DirectCoder) -> Iterator[tuple[Journal, UnitJudge]]:
+        """Open the journal and the response cache, build the judge; close both at the end."""
+        with ExitStack() as stack:
+            journal = Journal(self.run_dir)
+            stack.callback(journal.close)
+            cache = ResponseCache(self.cache_path) if self.cache_path is not None else None
+            if cache is not None:
+                stack.callback(cache.close)
+            yield journal, self.unit_judge(coder, cache)
 
     def unit_judge(
         self, coder: LLMProvider | DirectCoder, cache: ResponseCache | None

@@ -70,3 +70,9 @@ class Cascade:
 
 
 Mode = PerUnit | Grouped | Batch | Cascade
+
+
+def grouping(mode: Mode) -> Grouped | None:
+    """How ``mode`` (a cascade: its second judge's) groups units by claim; None: one a call."""
+    then = mode.then if isinstance(mode, Cascade) else mode
+    return then.group if isinstance(then, Batch) else then if isinstance(then, Grouped) else None

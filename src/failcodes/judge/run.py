@@ -16,8 +16,8 @@ import concurrent.futures
 import functools
 import shutil
 import sqlite3
-from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence, Set
-from contextlib import ExitStack, closing, contextmanager
+from collections.abc import Callable, Coroutine, Iterable, Sequence, Set
+from contextlib import closing
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
@@ -40,7 +40,6 @@ from failcodes.judge.modes import Cascade, PerUnit
 from failcodes.judge.providers.base import DirectCoder, LLMProvider
 from failcodes.judge.session import CountedUnits, ProgressCallback, Session
 from failcodes.judge.summary import CascadeInfo, RunSummary
-from failcodes.judge.unitjudge import UnitJudge
 from failcodes.runlock import FolderLockedError, folder_lock
 from failcodes.units import Unit
 
@@ -203,18 +202,6 @@ def _stored_meta(run: Path) -> dict[str, str] | None:
         return None
 
 
-@contextmanager
-def _opened(job: JudgeJob, coder: Coder) -> Iterator[tuple[Journal, UnitJudge]]:
-    """Open ``job``'s journal and response cache and build its judge; close both at the end."""
-    with ExitStack() as stack:
-        journal = Journal(job.run_dir)
-        stack.callback(journal.close)
-        cache = job.open_cache()
-        if cache is not None:
-            stack.callback(cache.close)
-        yield journal, job.unit_judge(coder, cache)
-
-
 async def _run_in(
     units: Iterable[Unit], coder: Coder, job: JudgeJob, on_progress: ProgressCallback | None
 ) -> RunSummary:
@@ -225,7 +212,7 @@ async def _run_in(
     session: Session | None = None
     current: set[str] | None = None
     try:
-        with _opened(job, coder) as (journal, judge):
+        with job.opened(coder) as (journal, judge):
             units, current = _this_input(journal, units)
             candidate = Session(journal, judge, mode=mode.name, on_progress=on_progress)
             execute = executor(candidate, mode)
@@ -351,6 +338,6 @@ def estimate_run(units: Iterable[Unit], coder: Coder, job: JudgeJob) -> CostEsti
     """
     with (
         folder_lock(made_dir(job.run_dir), what="judge run"),
-        _opened(job, coder) as (journal, judge),
+        job.opened(coder) as (journal, judge),
     ):
         return estimate_units(judge, journal, units, job.mode)
