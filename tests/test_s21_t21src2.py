@@ -7,7 +7,11 @@ joined two ways (bb26071 landed it on the CLI's path only).
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
+import inspect
+import textwrap
+from collections.abc import Callable
 
 import pandas as pd
 import pytest
@@ -51,3 +55,80 @@ def test_api_checks_in_the_cli_order() -> None:
     api, cli = _refusals(frame)
     assert api == cli
     assert "unit '2' is on two rows (first at line 3)" in api
+
+
+def _calls(statements: list[ast.stmt]) -> list[str]:
+    """The functions ``statements`` call, as written (``labelio.write_labels``), sorted."""
+    return sorted(
+        {ast.unparse(n.func) for s in statements for n in ast.walk(s) if isinstance(n, ast.Call)}
+    )
+
+
+def _body(function: Callable[..., object]) -> list[ast.stmt]:
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    definition = tree.body[0]
+    assert isinstance(definition, ast.FunctionDef)
+    return definition.body
+
+
+def test_the_direct_labels_path_is_told_of_a_new_step_of_the_request() -> None:
+    # cli/direct._labels_file runs `ingest generic-labels FILE -o OUT` (one JSONL file, no
+    # option) without IngestRequest, restating its steps (t20fast: importing pydantic was
+    # half the step's time): check_not_input, read_labels, "no labels found", write_labels.
+    # A step added to the request, or to generic-labels' reader before its columnar return,
+    # would not be on the direct path (session 20's doubt). The calls are pinned here: a new
+    # one fails this test until the direct path has it too (if it applies to that command
+    # line: no option, one JSONL file to JSONL) and it is added below.
+    from failcodes.commands.ingest import IngestRequest
+    from failcodes.ingest import generic
+
+    assert _calls(_body(IngestRequest.run)) == [
+        "ConfigError",
+        "IngestResult",
+        "_system_labels",  # --system: an option
+        "_write_traces",  # traces adapters
+        "bundled_or_path",  # bundled: paths go to the request
+        "check_not_input",  # on the direct path
+        "done.notes.append",
+        "done.written.append",
+        "fileio.AtomicBatch",  # write_labels writes in a batch of its own
+        "get_adapter",
+        "getattr",
+        "labelio.write_labels",  # on the direct path
+        "labelio.write_sentences",  # --sentences-out: an option
+        "len",
+        "list",
+        "note",  # generic-labels' no-option read has no notes
+        "opened or chosen.read",
+        "parse_evidence_declarations",  # --evidence: an option
+        "self._check_result",
+        "self.adapter_options",
+        "self.check_adapter",
+        "tableio.detect_format",  # the direct path's choice of its command line
+    ]
+    # "no labels found" on the direct path; the ConfigErrors are --labels-out/--sentences-out
+    assert _calls(_body(IngestRequest._check_result)) == [
+        "', '.join",
+        "ConfigError",
+        "InputError",
+        "str",
+    ]
+    steps = _body(generic._read_labels)
+    fast = next(i for i, s in enumerate(steps) if "label_rule is None" in ast.unparse(s))
+    # each reads an option (none on the direct path's command line) or its map ({})
+    assert _calls(steps[:fast]) == [
+        "ConfigError",
+        "LABEL_TARGETS.get",
+        "_OneScope",
+        "_table_spec",
+        "any",
+        "check_option",
+        "is_document",
+        "is_spreadsheet",
+        "options.extra.get",
+        "options.option",
+        "options.renames",
+        "options.renames().items",
+        "refuse_correct_as_error",
+        "spec.check_index_columns",
+    ]
