@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from failcodes.annotations import Annotation, CoderKind, DimensionEvidence, Status
+from failcodes.errors import ConfigError
 from failcodes.panel import consensus, decided_counts, split_units
 from failcodes.units import UnitKind
 from tests.judge_helpers import make_codebook
@@ -68,3 +73,21 @@ def test_a_unit_one_panel_member_left_unscored_is_not_unanimous() -> None:
     assert by_a.dimensions["inference"].consensus == ["overreach"] and by_a.rule == "primary"
     [by_b] = consensus(two, multi, primary="b")
     assert by_b.dimensions["inference"].consensus == [] and by_b.rule == "undecided"
+
+
+def test_price_as_refuses_a_panel_calling_two_apis(tmp_path: Path) -> None:
+    # One --price-as entry prices every judge of the run. A mixed panel (openai:gpt-5-mini +
+    # anthropic:claude-haiku-4-5 behind one compatible server) priced the anthropic member as
+    # gpt-5-mini: its dry run said $0.0169 where haiku-4-5's own prices (input 1.0, cached
+    # 0.1, cache write 1.25, output 5.0 $/M) give, for its ~55040 input (27096 cached, 27096
+    # cache writes) and ~4640 output tokens, 848e-6 + 0.0027 + 0.0339 + 0.0232 = $0.0606;
+    # the budget was enforced at that price too.
+    import failcodes as fc
+
+    both = ["openai:gpt-5-mini", "anthropic:claude-haiku-4-5"]
+    source = tmp_path / "d.jsonl"
+    with pytest.raises(ConfigError, match=r"--price-as openai:gpt-5-mini prices every judge"):
+        fc.JudgeRequest(kind="retrieval", source=source, judge=both, price_as="openai:gpt-5-mini")
+    # one API (two openai models, or a heuristic member beside one LLM): one entry, as before
+    fc.JudgeRequest(kind="retrieval", source=source, judge=["openai:a", "openai:b"], price_as="x")
+    fc.JudgeRequest(kind="retrieval", source=source, judge=["offline", both[1]], price_as="x")

@@ -141,6 +141,15 @@ class JudgeOptions(FrozenModel):
     def _panel_or_cascade(self) -> JudgeOptions:
         if len(self.judge) > 1 and self.cascade is not None:
             raise ValueError("--cascade cannot be combined with a panel (several --judge)")
+        # one entry prices every LLM judge of the run: an anthropic member of a mixed panel
+        # was priced as openai:gpt-5-mini ($0.0169 where haiku-4-5's price gives $0.0606)
+        llms = [j for j in [*self.judge, self.cascade] if j is not None and not j.heuristic]
+        if self.price_as is not None and len({j.vendor for j in llms}) > 1:
+            raise ValueError(
+                f"--price-as {self.price_as} prices every judge of the run; these call two APIs "
+                f"({', '.join(j.name for j in llms)}); give each judge its price with "
+                "--prices FILE (an entry per judge) instead"
+            )
         return self
 
     @property
