@@ -72,8 +72,9 @@ def test_the_first_repeat_and_its_first_line_whatever_the_batch(
     path = _file(tmp_path, rows)
     assert _error([path]) == (
         f"{path}:4, field 'claim_id': duplicate (system, claim_id) = ('s', 'c2'); first at line 2"
-        "; claim ids numbered within each question? give each claim its own id: "
-        "--map claim_id= --option ids=claim --option sentence_ids=question"
+        "; the same claim of one sentence on two rows (the row twice, or a row per passage or "
+        "per retriever?): give one row per claim, its passages a list (--map COLUMN=passages), "
+        "or each retriever a system (--map retriever=system)"
     )
 
 

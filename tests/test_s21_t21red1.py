@@ -145,3 +145,41 @@ def test_a_sentence_id_one_system_writes_as_a_float(
     assert code == 0
     # A: s1 TP, s2 TN, s3 TP; B as above
     assert _counts(out, "refuted") == {"A": (2, 0, 0, 1), "B": (1, 1, 1, 0)}
+
+
+def test_the_same_claim_on_a_row_per_retriever_names_a_way_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A long table, one row per (claim, retriever, passage): claim c1 on two rows (bm25,
+    # dense). main refused the repeat with "claim ids numbered within each question? ...
+    # --map claim_id= --option ids=claim --option sentence_ids=question"; taken, ids=claim
+    # hashed both rows' same question and claim text into one id again and the error gave
+    # the same advice: no way through. Now it names the shape and two ways; the second
+    # taken gives each retriever its traces (bm25 3, dense 2 rows) and, by hand, both
+    # TP 1 (c1 refuted, an error), TN 1 (c2), FN 1 (c3 an error; dense's question q2 counts
+    # for it, --question-scope all, said on the first line).
+    table = _write(
+        tmp_path / "t.csv",
+        "claim_id,question_id,claim,verdict,retriever,passage,gold\n"
+        "c1,q1,aspirin helps,refuted,bm25,text a1,wrong\n"
+        "c1,q1,aspirin helps,refuted,dense,text a2,wrong\n"
+        "c2,q1,statins ok,supported,bm25,text b1,ok\n"
+        "c2,q1,statins ok,supported,dense,text b2,ok\n"
+        "c3,q2,zinc cures,supported,bm25,text c1,wrong\n",
+    )
+    traces, labels = tmp_path / "o.jsonl", tmp_path / "l.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(traces), "--labels-out", str(labels)]
+    args += ["--passage-column", "passage", "--label-rule", "gold = wrong -> error"]
+    followed = ["--map", "claim_id=", "--option", "ids=claim", "--option", "sentence_ids=question"]
+    for extra in ([], followed):
+        code, _, err = run_cli([*args, "--system", "rag", *extra], capsys)
+        assert code == 2
+        assert "the same claim of one sentence on two rows" in err
+        assert "--map retriever=system" in err
+        assert not traces.exists()
+    code, _, err = run_cli([*args, "--map", "retriever=system"], capsys)
+    assert code == 0, err
+    metrics = ["metrics", "--traces", str(traces), "--labels", str(labels), "--bootstrap", "0"]
+    code, out, _ = run_cli([*metrics, "--format", "csv"], capsys)
+    assert code == 0
+    assert _counts(out, "refuted") == {"bm25": (1, 0, 1, 1), "dense": (1, 0, 1, 1)}

@@ -977,10 +977,12 @@ class TableStream:
         if not repeats:
             return
         seen: dict[tuple[str, str], tuple[Path, int]] = {}
+        firsts: dict[tuple[str, str], Trace] = {}
         read = 0
         for row in self._rows(_Tally(RuleLabels("sentence"))):
             if _key_hash(row.trace) in repeats:
-                _claim_once(seen, row, self.spec)
+                firsts.setdefault((row.trace.system, row.trace.claim_id), row.trace)
+                _claim_once(seen, row, self.spec, firsts)
             read += 1
             if read == keys.count:
                 return  # different keys sharing a hash: nothing repeats
@@ -1563,9 +1565,20 @@ def _no_verdict(raw: Mapping[str, Any], spec: TableSpec) -> bool:
     )
 
 
-def _claim_once(seen: dict[tuple[str, str], tuple[Path, int]], row: _Row, spec: TableSpec) -> None:
-    """Record the row's (system, claim_id) in ``seen``; one seen before is the row's error."""
+def _claim_once(
+    seen: dict[tuple[str, str], tuple[Path, int]],
+    row: _Row,
+    spec: TableSpec,
+    firsts: Mapping[tuple[str, str], Trace],
+) -> None:
+    """Record the row's (system, claim_id) in ``seen``; one seen before is the row's error.
+
+    ``firsts``: each key's first trace. The same claim of one sentence on two rows (a row per
+    passage or per retriever) was sent to ``--option ids=claim``, which gave both rows one id
+    again, and the error its own advice once more.
+    """
     first = seen.get((row.trace.system, row.trace.claim_id))
+    before = firsts[(row.trace.system, row.trace.claim_id)]
     try:
         traceio.claim_once(seen, row.trace, row.path, row.line, way=False)
     except InputError as exc:
@@ -1600,6 +1613,14 @@ def _claim_once(seen: dict[tuple[str, str], tuple[Path, int]], row: _Row, spec: 
                 f" ({places[0]} counts from 1 in every record: map it to "
                 "sentence_id with --option sentence_ids=question, which prefixes the record's "
                 "question id)"
+            )
+        mine = (row.trace.question_id, row.trace.sentence_id, row.trace.claim)
+        same = (before.question_id, before.sentence_id, before.claim) == mine
+        if reason == exc.reason and same and first[0] == row.path:
+            reason += (
+                "; the same claim of one sentence on two rows (the row twice, or a row per "
+                "passage or per retriever?): give one row per claim, its passages a list "
+                "(--map COLUMN=passages), or each retriever a system (--map retriever=system)"
             )
         if reason == exc.reason:  # no cause named above: the ways through of every input
             reason += f"; {traceio.ONE_NAME if first[0] != row.path else traceio.WITHIN_QUESTION}"
