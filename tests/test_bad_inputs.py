@@ -4132,8 +4132,7 @@ REDTEAM_CASES: list[Case] = [
         ("agree", "{d}/r.jsonl"),
         _write({"r.jsonl": '{"unit_id": "u1", "r1": ["a", "b"], "r2": ["a"]}\n'}),
         line="failcodes: error: {d}/r.jsonl:1, field 'r1': a list is not a rating (expected a "
-        "number or a text per cell); co-occurring codes: one text joined by ';', read with "
-        "agree --sets ';'",
+        "number or a text per cell); co-occurring codes? agree --sets ';' reads a list as a set",
     ),
     Case(
         # one file per system, 'S' and 's': two systems, exit 0

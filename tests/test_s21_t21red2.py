@@ -107,3 +107,52 @@ def test_zeros_the_sheet_hides_are_refused_in_a_ratings_sheet(
     # the option on (the default): read, percent 7/10
     rows = _agree_json([str(_book(tmp_path / "y.xlsx")), "--stat", "percent"], capsys)
     assert rows[0]["value"] == pytest.approx(7 / 10)
+
+
+# code sets of r1 and r2 on u1..u10 (co-occurring codes a, b, c)
+_R1 = [["a"], ["a", "b"], ["b"], ["c"], ["a", "c"], ["a"], ["b", "c"], ["a", "b"], ["c"], ["a"]]
+_R2 = [["a"], ["a"], ["b"], ["b", "c"], ["a", "c"], ["b"], ["b", "c"], ["b", "a"], ["a"], ["a"]]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_list_cells_are_read_as_code_sets_under_sets(
+    suffix: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A list cell was refused even with --sets ';' (whose way through the refusal named):
+    # a JSONL or Parquet of code lists could not be read as sets at all. NLTK's
+    # AnnotationTask on these frozensets (binary, masi_distance, jaccard_distance): kappa
+    # 0.5062, alpha 0.5190, alpha(MASI) 0.5297, alpha(Jaccard) 0.5230; exact sets equal on
+    # u1, u3, u5, u7, u8 (['b', 'a'] is ['a', 'b']) and u10: 6 of 10
+    import pandas as pd
+
+    frame = pd.DataFrame({"unit": [f"u{i + 1}" for i in range(10)], "r1": _R1, "r2": _R2})
+    path = tmp_path / f"s{suffix}"
+    if suffix == ".jsonl":
+        frame.to_json(path, orient="records", lines=True)
+    else:
+        frame.to_parquet(path)
+    rows = _agree_json([str(path), "--sets", ";"], capsys)
+    got = {(r.get("code"), r["statistic"], r["weights"]): r["value"] for r in rows}
+    assert got[(None, "percent", "none")] == pytest.approx(6 / 10)
+    assert got[(None, "cohen", "none")] == pytest.approx(0.5062, abs=1e-4)
+    assert got[(None, "krippendorff", "none")] == pytest.approx(0.5190, abs=1e-4)
+    assert got[(None, "krippendorff", "masi")] == pytest.approx(0.5297, abs=1e-4)
+    assert got[(None, "krippendorff", "jaccard")] == pytest.approx(0.5230, abs=1e-4)
+    # per code, by hand: a given by r1 on u1,u2,u5,u6,u8,u10 and r2 on u1,u2,u5,u8,u9,u10:
+    # p_o 8/10, both 6/10: p_e 0.6*0.6 + 0.4*0.4 = 0.52, kappa (0.8 - 0.52)/0.48 = 0.5833
+    assert got[("a", "cohen", "none")] == pytest.approx(0.28 / 0.48)
+    # c: r1 u4,u5,u7,u9; r2 u4,u5,u7: p_o 9/10, p_e 0.4*0.3 + 0.6*0.7 = 0.54, 0.36/0.46
+    assert got[("c", "cohen", "none")] == pytest.approx(0.36 / 0.46)
+
+
+def test_an_empty_list_of_codes_is_refused_under_sets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # [] is no code given, or not rated: neither is told; null is a missing rating
+    path = tmp_path / "e.jsonl"
+    path.write_text(
+        '{"unit": "u1", "r1": ["a"], "r2": ["a"]}\n{"unit": "u2", "r1": [], "r2": ["b"]}\n'
+    )
+    code, _, err = run_cli(["agree", str(path), "--sets", ";", "--bootstrap", "0"], capsys)
+    assert code == 2
+    assert "e.jsonl:2, field 'r1': an empty list of codes (codes are texts" in err

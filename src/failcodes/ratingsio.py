@@ -25,11 +25,12 @@ _DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
 _INFINITE = re.compile(r"[+-]?inf(inity)?", re.IGNORECASE)
 
 
-def read_ratings_frame(path: str | Path) -> Any:
+def read_ratings_frame(path: str | Path, sets: str | None = None) -> Any:
     """Read a ratings table (.csv, .xlsx, .parquet, .jsonl/.ndjson) into a pandas DataFrame.
 
     CSV cells are read as strings with blank = missing (NaN); Parquet keeps its types (a
-    named pandas index is the column it was); JSONL rows become one record each; a
+    named pandas index is the column it was); JSONL rows become one record each, a list cell
+    (Parquet's too) the text of its codes joined by ``sets`` (``agree --sets``), else refused; a
     workbook's first sheet is read as
     :mod:`failcodes.sheetio` reads it. A CSV whose header is one ``;``- or tab-separated cell,
     a repeated column, a short row, and (CSV or sheet) an ``inf`` cell or a decimal comma
@@ -73,12 +74,12 @@ def read_ratings_frame(path: str | Path) -> Any:
                 # rows numbered 1..n (unit '4' for item 20); a nameless one (0..n-1) still is
                 frame = frame.reset_index(level=named)
             lines = list(range(1, len(frame) + 1))
-            _check_scalar_cells(frame, p, lines)
+            _check_scalar_cells(frame, p, lines, sets)
         elif suffix in (".jsonl", ".ndjson"):
             rows = list(iter_jsonl(p))
             frame = pd.DataFrame([obj for _, obj in rows])
             lines = [line for line, _ in rows]
-            _check_scalar_cells(frame, p, lines)
+            _check_scalar_cells(frame, p, lines, sets)
         else:
             raise InputError(
                 f"unknown ratings format '{suffix}'; use .csv, .xlsx, .parquet or .jsonl", path=p
@@ -93,28 +94,46 @@ def read_ratings_frame(path: str | Path) -> Any:
     return frame
 
 
-def _check_scalar_cells(frame: Any, file: Path, lines: list[int]) -> None:
+def _check_scalar_cells(frame: Any, file: Path, lines: list[int], sets: str | None) -> None:
     """Refuse a cell holding a list or an object (JSONL, Parquet): no rating is one.
 
-    ``{"x": 1}`` was read as the text category "{'x': 1}", agreement computed, exit 0.
+    ``{"x": 1}`` was read as the text category "{'x': 1}", agreement computed, exit 0. A
+    list of codes under ``sets`` is one text, its codes joined by ``sets``.
     """
     import numpy as np
 
     for column in frame.columns:
-        for i, value in enumerate(frame[column].tolist()):
-            if isinstance(value, dict | list | tuple | np.ndarray):
-                kind = "an object" if isinstance(value, dict) else "a list"
-                sets = (
-                    "; co-occurring codes: one text joined by ';', read with agree --sets ';'"
-                    if kind == "a list"
-                    else ""
-                )
-                raise InputError(
-                    f"{kind} is not a rating (expected a number or a text per cell){sets}",
-                    path=file,
-                    line=lines[i] if i < len(lines) else None,
-                    field=str(column),
-                )
+        cells = frame[column].tolist()
+        joined = False
+        for i, value in enumerate(cells):
+            if not isinstance(value, dict | list | tuple | np.ndarray):
+                continue
+            codes = value.tolist() if isinstance(value, np.ndarray) else value
+            line = lines[i] if i < len(lines) else None
+            if sets and isinstance(codes, list | tuple):
+                bad = [c for c in codes if not isinstance(c, str | int) or sets in str(c)]
+                if not codes or bad:  # [] (no code, or not rated?), [null], ['a;b']
+                    why = f"a list of codes holding {bad[0]!r}" if bad else "an empty list of codes"
+                    raise InputError(
+                        f"{why} (codes are texts or whole numbers without {sets!r}; not rated: "
+                        "null; no code given: a code of its own, e.g. 'none')",
+                        path=file,
+                        line=line,
+                        field=str(column),
+                    )
+                cells[i], joined = sets.join(map(str, codes)), True
+                continue
+            kind = "an object" if isinstance(value, dict) else "a list"
+            hint = "; co-occurring codes? agree --sets ';' reads a list as a set"
+            raise InputError(
+                f"{kind} is not a rating (expected a number or a text per cell)"
+                + (hint if kind == "a list" else ""),
+                path=file,
+                line=line,
+                field=str(column),
+            )
+        if joined:
+            frame[column] = cells
 
 
 def _check_rating_cells(frame: Any, file: Path, lines: list[int]) -> None:

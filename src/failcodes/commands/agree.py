@@ -656,7 +656,7 @@ class AgreeRequest(Request):
             split = self._set_separator(stats, matrix)
             read_notes: list[str] = []  # rows hidden in Excel: on stderr, and in the notes
             with notes_into(read_notes):
-                frame = read_ratings_frame(self.file)
+                frame = read_ratings_frame(self.file, split)
             prepared = ratings_tables(
                 frame,
                 unit_column=self.unit_column,
