@@ -465,8 +465,8 @@ def _pooled_kappas(
         reason = f"dimension '{empty}' has no unit rated by two coders: no pooled kappa"
         return [
             undefined_single_rated(
-                s, "nominal", "none", len(coders), 0, 0, opts["confidence"]
-            ).model_copy(update={"undefined_reason": reason})
+                s, "nominal", "none", len(coders), 0, 0, opts["confidence"], reason
+            )
             for s in stats
         ]
     units = sorted({u for ids, _, _ in tables for u in ids})

@@ -1259,8 +1259,9 @@ def undefined_single_rated(
     n_categories: int,
     n_single: int,
     confidence: float = 0.95,
+    reason: str = "",
 ) -> AgreementResult:
-    """An undefined result: no unit was rated by two or more coders."""
+    """An undefined result: no unit was rated by two or more coders (or ``reason``)."""
     return AgreementResult(
         statistic=statistic,
         level=level,
@@ -1271,7 +1272,8 @@ def undefined_single_rated(
         n_raters=n_raters,
         n_categories=n_categories,
         n_single_rated=n_single,
-        undefined_reason=f"no unit was rated by two or more coders ({n_single} rated by one only)",
+        undefined_reason=reason
+        or f"no unit was rated by two or more coders ({n_single} rated by one only)",
     )
 
 
@@ -1324,18 +1326,11 @@ def agreement_table(
             "(e.g. --categories a,b,c) or use gwet_ac1"
         )
     kept = [s for s in statistics if s not in left_out]
+    sizes = (len(table.raters), len(table.categories))
     if table.values.shape[0] == 0:
         return [
-            undefined_single_rated(
-                stat,
-                level,
-                "none",
-                len(table.raters),
-                len(table.categories),
-                table.n_single_rated,
-                confidence,
-            )
-            for stat in statistics
+            undefined_single_rated(s, level, "none", *sizes, table.n_single_rated, confidence)
+            for s in statistics
         ]
     results = agreements(
         table.values,
@@ -1350,19 +1345,9 @@ def agreement_table(
     )
     single = table.n_single_rated + lone_units(~np.isnan(table.values), clusters)
     out = [r.model_copy(update={"n_single_rated": single}) if single else r for r in results]
-    for stat in left_out:
-        out.append(
-            AgreementResult(
-                statistic=stat,
-                level="ordinal",
-                weights="quadratic",
-                value=None,
-                confidence=confidence,
-                n_units=0,
-                n_raters=len(table.raters),
-                n_categories=len(table.categories),
-                undefined_reason=NOMINAL_NOTE if nominal_codes else UNORDERED_NOTE,
-                n_single_rated=single,
-            )
-        )
+    why = NOMINAL_NOTE if nominal_codes else UNORDERED_NOTE
+    out.extend(
+        undefined_single_rated(s, "ordinal", "quadratic", *sizes, single, confidence, why)
+        for s in left_out
+    )
     return out
