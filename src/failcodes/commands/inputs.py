@@ -399,17 +399,11 @@ def load_unit_stream(path: str | Path, kind: UnitKind, *, top_k: int | None) -> 
     None unless ``path`` is a disagreements JSONL file its fast reader vouches for; the
     caller then reads it with :func:`load_traces` (the same units, or the one-line error).
     """
-    from failcodes.judge.colestimate import read_unit_sizes
-
     p = Path(path)
     if p.suffix.lower() in (".parquet", ".pq") or not (p.is_file() and is_disagreements_file(p)):
         return None
-    sizes = read_unit_sizes(p, kind, top_k=top_k)
-    if sizes is None:
-        return None
-    if not sizes.traces:
-        raise InputError("the disagreements carry no claims to judge", path=p)
-    return FileUnits(p, kind, top_k, sizes)
+    sizes = load_unit_sizes(p, kind, top_k=top_k)
+    return None if sizes is None else FileUnits(p, kind, top_k, sizes)
 
 
 def check_run_outputs(run_dir: Path, cache_path: Path | None) -> None:

@@ -445,30 +445,21 @@ class JudgeRequest(JudgeOptions, Request):
         # a dry run of one judge in a mode the columns can price reads no Unit objects (issue
         # 18); anything else, or an input the fast reader does not vouch for, reads traces
         planned = self.run_mode(dry_run=True) if self.cascade is None else None
-        sizes = None
-        if (
-            self.dry_run
-            and not self.panel
-            and planned is not None
-            and columnar_mode(planned, self.kind)
-        ):
+        found: tuple[Any, Any] | None = None  # (units, sizes)
+        if self.dry_run and not self.panel and planned and columnar_mode(planned, self.kind):
             sizes = load_unit_sizes(
                 self.source, self.kind, top_k=self.top_k, grouped=needs_groups(planned)
             )
-        if sizes is not None:
-            if not sizes.units:
-                raise InputError(no_units_message(self.kind, sizes.traces), path=self.source)
-            return [], sizes, []
-        if not (self.dry_run or self.panel or self.scaled()):
+            found = None if sizes is None else ([], sizes)
+        elif not (self.dry_run or self.panel or self.scaled()):
             # one judge, one call per unit: the units of a disagreements file are read one at
             # a time while they are judged (grouping, batches, a cascade and a panel hold them)
             stream = load_unit_stream(self.source, self.kind, top_k=self.top_k)
-            if stream is not None:
-                if not len(stream):
-                    raise InputError(
-                        no_units_message(self.kind, stream.sizes.traces), path=self.source
-                    )
-                return stream, stream.sizes, []
+            found = None if stream is None else (stream, stream.sizes)
+        if found is not None:
+            if not found[1].units:
+                raise InputError(no_units_message(self.kind, found[1].traces), path=self.source)
+            return *found, []
         traces = load_traces(self.source)
         units = build_units(traces, self.kind, top_k=self.top_k)
         if not units:
