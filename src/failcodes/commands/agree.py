@@ -733,8 +733,17 @@ class AgreeRequest(Request):
                 "'±' after an interval is the Monte Carlo error of its endpoints (another seed "
                 "moves them by about that; more --bootstrap resamples shrink it)"
             )
+        from failcodes.hashing import file_sha256
+
+        # what the rows were computed from, and the command that computes them again: the
+        # report refuses an agreement/NAME.json whose ratings were corrected since
+        read = {"file": self.file, "codebook": self.codebook, "weights_matrix": self.weights_matrix}
+        whole = {k: p.resolve() for k, p in read.items() if p is not None}
+        files = [p / "panel.json" if p.is_dir() else p for p in whole.values()]  # a panel run
+        sha256 = {str(p): file_sha256(p) for p in files}
+        again = self.model_copy(update={**whole, "out": None}).command_line()
         for row in rows:  # the lines printed above the table, also in JSON (and -o)
-            row["notes"] = list(notes)
+            row.update(notes=list(notes), sha256=sha256, command=again)
         return AgreeResult(rows, group_keys, notes)
 
     def _set_separator(self, stats: list[str], matrix: Any) -> str | None:

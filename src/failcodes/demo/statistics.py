@@ -9,6 +9,7 @@ import pandas as pd
 
 from failcodes.demo._base import DEMO_BOOTSTRAP, DEMO_SEED, DemoContext, StepOutput
 from failcodes.fileio import AtomicBatch
+from failcodes.hashing import file_sha256
 from failcodes.study.layout import StudyLayout
 
 
@@ -26,6 +27,7 @@ def agreement_step(ctx: DemoContext) -> StepOutput:
         out.lines.append("ragchecker meta-evaluation labels: not bundled, skipped")
         return out
     frame = read_ratings_frame(path)
+    digests = {str(path): file_sha256(path)}
     rows: list[dict[str, Any]] = []
     for dim, part in frame.groupby("dimension", sort=False):
         table = ratings_from_frame(
@@ -44,8 +46,8 @@ def agreement_step(ctx: DemoContext) -> StepOutput:
             n_bootstrap=DEMO_BOOTSTRAP,
             seed=DEMO_SEED,
         )
-        for res in results:
-            rows.append({"dimension": dim, **res.model_dump()})
+        for res in results:  # what they were computed from: the report checks it
+            rows.append({"dimension": dim, **res.model_dump(), "sha256": digests})
     dest = StudyLayout.of(ctx.out_dir).agreement("ragchecker_meta_eval")
     with AtomicBatch() as batch:
         batch.stage(dest).write_text(json.dumps(rows, indent=2), encoding="utf-8")

@@ -568,8 +568,12 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     # what `agree` assumed of each file (the raters, a column left out as a consensus, units
     # rated once...): its first line, kept in every row's notes, never reached the report
     agreement_notes: list[str] = []
+    planned = _study_agreements(layout)  # a study step's inputs are the run's to check
     for path in layout.agreement_files():
-        for row in _records(read_json(path), path, ()):
+        rows = _records(read_json(path), path, ())
+        if path.stem not in planned:
+            agreement_notes += _check_agreement_inputs(path, rows)
+        for row in rows:
             subject = _agreement_subject(row, path.stem)
             agreement_rows.append({"source": f"agreement/{path.name}", "subject": subject, **row})
             row_notes = row.get("notes")
@@ -791,16 +795,15 @@ def _check_comparison_inputs(layout: StudyLayout, path: Path, data: dict[str, An
     the rest up to date: its F1 difference (+0.333) was shown beside metrics that make it
     -0.333, exit 0. ``compare --format json`` and the demo record the digests of what they read.
     """
-    recorded = data.get("sha256")
-    digests = set(recorded.values()) if isinstance(recorded, dict) else set()
+    recorded = _digests(data)
     ds = path.stem
     now = [p for p in (layout.traces(ds), layout.labels(ds)) if p.is_file()]
-    changed = [str(p.relative_to(layout.root)) for p in now if file_sha256(p) not in digests]
+    changed = [str(p.relative_to(layout.root)) for p in _unlike(now, recorded or {})]
     if not changed:
         return
     why = (
         f"was computed from other data than {listed(changed)} holds now (a label corrected?)"
-        if digests
+        if recorded
         else f"records no digest of the traces and labels it was computed from (written by an "
         f"older failcodes, or by hand), so it cannot be checked against {listed(changed)}"
     )
@@ -810,6 +813,58 @@ def _check_comparison_inputs(layout: StudyLayout, path: Path, data: dict[str, An
         f"{layout.labels(ds)} --format json > {path}), or delete it",
         path=path,
     )
+
+
+def _digests(record: object) -> dict[str, str] | None:
+    """The ``sha256`` ({path: digest} of what it read) a saved result records; None: none."""
+    found = record.get("sha256") if isinstance(record, dict) else None
+    return found if isinstance(found, dict) else None
+
+
+def _unlike(files: Iterable[Path], recorded: Mapping[str, str]) -> list[Path]:
+    """The files whose bytes are none of those ``recorded``."""
+    return [p for p in files if file_sha256(p) not in recorded.values()]
+
+
+def _study_agreements(layout: StudyLayout) -> set[str]:
+    """The ``[[agreements]]`` names of the study file (none outside a study, or unloadable)."""
+    if not layout.study_file.is_file():
+        return set()
+    from failcodes.study.config import load_study
+
+    with contextlib.suppress(FailcodesError):  # said where the study file is read
+        return {a.name for a in load_study(layout.root).agreements}
+    return set()
+
+
+def _check_agreement_inputs(path: Path, rows: list[dict[str, Any]]) -> list[str]:
+    """Refuse ``agreement/<name>.json`` computed from a file that has changed since.
+
+    Written by ``failcodes agree -o`` (no study step, so ``failcodes run`` leaves it), it
+    stayed when a rating was corrected: Cohen 0.600 shown where the ratings now give 0.800,
+    exit 0. ``agree`` records the digest of each file it read and the command; a file not
+    there now cannot be checked, which is said (the lines returned).
+    """
+    if not rows:
+        return []
+    recorded = _digests(rows[0])
+    command = rows[0].get("command") or "failcodes agree FILE ..."
+    again = f"compute it again ({command} -o {path}), or delete it"
+    if recorded is None:
+        raise InputError(
+            "records no digest of the file it was computed from (written by an older "
+            f"failcodes, or by hand), so it cannot be checked against that file: {again}",
+            path=path,
+        )
+    changed = _unlike([Path(p) for p in recorded if Path(p).is_file()], recorded)
+    if changed:
+        raise InputError(
+            f"was computed from {listed([str(p) for p in changed])} as it was then, changed "
+            f"since (a rating corrected?): the report would show the old agreement; {again}",
+            path=path,
+        )
+    gone = [p for p in recorded if not Path(p).is_file()]
+    return [f"agreement/{path.name}: computed from {p}, not there now: not checked" for p in gone]
 
 
 def _comparisons_frame(rows: list[dict[str, Any]]) -> pd.DataFrame | None:
