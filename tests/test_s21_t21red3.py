@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,45 @@ def test_price_as_refuses_a_panel_calling_two_apis(tmp_path: Path) -> None:
     # one API (two openai models, or a heuristic member beside one LLM): one entry, as before
     fc.JudgeRequest(kind="retrieval", source=source, judge=["openai:a", "openai:b"], price_as="x")
     fc.JudgeRequest(kind="retrieval", source=source, judge=["offline", both[1]], price_as="x")
+
+
+def test_the_python_api_says_the_rows_ingest_dropped(tmp_path: Path) -> None:
+    # `failcodes metrics` prints "1 row(s) without a verdict dropped at ingest ..." under its
+    # first line; failcodes.run(MetricsRequest) said the first line alone through `note`, so
+    # a notebook's numbers came with no word that a row was left out (on a 12-sentence data
+    # set: sysA refuted TP 1, FN 8, where its NA row's sentence, an error, had TP 2, FN 7).
+    import failcodes as fc
+
+    errors = {"q1s1": True, "q1s2": True, "q2s1": False}
+    verdicts = {"q1s1": "NA", "q1s2": "refuted", "q2s1": "supported"}
+    traces = tmp_path / "t.jsonl"
+    traces.write_text(
+        "".join(
+            json.dumps(
+                {"system": "sysA", "question_id": s[:2], "sentence_id": s, "verdict": v}
+                | {"sentence": f"Drug {s} works."}
+            )
+            + "\n"
+            for s, v in verdicts.items()
+        ),
+        encoding="utf-8",
+    )
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        "".join(
+            json.dumps({"sentence_id": s, "question_id": s[:2], "has_error": e}) + "\n"
+            for s, e in errors.items()
+        ),
+        encoding="utf-8",
+    )
+    parquet = tmp_path / "t.parquet"
+    drop = ["no_verdict=drop"]
+    fc.run(fc.IngestRequest(adapter="generic", paths=[traces], out=parquet, option=drop))
+    said: list[str] = []
+    result = fc.run(fc.MetricsRequest(traces=[parquet], labels=labels), note=said.append)
+    [row] = result.report.results
+    # by hand: q1s2 refuted + error = TP; q2s1 supported + no error = TN; q1s1 dropped, a
+    # labelled error with no claim of sysA = FN (--without-claims no_error)
+    assert (row.tp, row.fp, row.fn, row.tn) == (1, 0, 1, 1)
+    assert said[-1] == result.dropped
+    assert said[-1].startswith("1 row(s) without a verdict dropped at ingest")

@@ -27,7 +27,9 @@ def run(request: Request, *, note: Note = _stderr) -> Any:
     shared or per-system labels, the questions each system answered) says it through ``note``
     as well, as the CLI's first line does: it is also ``result.assumed``. So does one whose
     labels cover part of the units (``result.coverage``, the CLI's second line: P/R/F1 of 3
-    labelled sentences of 6 read 100% with no word of the other 3).
+    labelled sentences of 6 read 100% with no word of the other 3), and ``metrics`` on traces
+    whose ingest left rows out for want of a verdict (``result.dropped``: their claims count
+    in no metric).
 
     Every error a user can cause is a :class:`~failcodes.errors.FailcodesError` with the
     CLI's one line: the file system refusing a file too (a
@@ -37,7 +39,7 @@ def run(request: Request, *, note: Note = _stderr) -> Any:
     runner: Any = request
     with file_errors():
         result = runner.run(note=note)
-    for said in (getattr(result, "assumed", None), getattr(result, "coverage", None)):
+    for said in (getattr(result, name, None) for name in ("assumed", "coverage", "dropped")):
         if isinstance(said, str) and said:
             note(said)
     return result
