@@ -206,12 +206,9 @@ class _Accumulator:
         self._reset()
 
     def _reset(self) -> None:
-        self._keys: array[int] = array("Q")
-        self._no_reasoning: array[int] = array("b")
-        self._seen: set[int] = set()
+        self._seen: set[int] = set()  # this chunk's trace keys
         self._occ_ids = bytearray()  # 8 raw (big-endian) bytes per occurrence
         self._occ_chars: array[int] = array("q")
-        self._occ_trace: array[int] = array("q")
         self._occ_claim: array[int] = array("Q")
         self._occ_claim_chars: array[int] = array("q")
         self._occ_piece: array[int] = array("q")
@@ -226,8 +223,8 @@ class _Accumulator:
         if h in self._seen or self.trace_keys.holds(h):
             return False
         self._seen.add(h)
-        self._keys.append(h)
-        self._no_reasoning.append(0 if reasoning else 1)
+        self.traces += 1
+        self.without_reasoning += not reasoning
         return True
 
     def occurrences(
@@ -240,7 +237,6 @@ class _Accumulator:
         """
         self._occ_ids += digests
         self._occ_chars.extend(chars)
-        self._occ_trace.extend([len(self._keys) - 1] * len(chars))
         if self.grouped and group is not None:
             claim, claim_chars, pieces = group
             self._occ_claim.extend([hash(claim) & _MASK64] * len(pieces))
@@ -251,28 +247,19 @@ class _Accumulator:
 
     def flush(self) -> None:
         """Merge the buffered traces and occurrences into the key sets."""
-        keys = np.array(self._keys, dtype=np.uint64)
-        order = np.argsort(keys)
-        found, _ = self.trace_keys.lookup(keys[order])
-        repeated = np.empty(len(keys), dtype=bool)
-        repeated[order] = found  # a trace seen in an earlier chunk: the first one counts
-        kept = ~repeated
-        self.traces += int(kept.sum())
-        self.without_reasoning += int(np.array(self._no_reasoning, dtype=bool)[kept].sum())
-        new_keys = keys[order][~found]
-        self.trace_keys.insert(new_keys, np.zeros(len(new_keys), dtype=np.uint8))
-        keep = kept[np.array(self._occ_trace, dtype=np.intp)]
-        ids = np.frombuffer(self._occ_ids, dtype=">u8").astype(np.uint64)[keep]
-        chars = np.array(self._occ_chars, dtype=np.int64)[keep]
+        # the chunk's traces: none repeats another or one held (trace() skipped those)
+        keys = np.sort(np.fromiter(self._seen, dtype=np.uint64, count=len(self._seen)))
+        self.trace_keys.insert(keys, np.zeros(len(keys), dtype=np.uint8))
+        ids = np.frombuffer(self._occ_ids, dtype=">u8").astype(np.uint64)
+        chars = np.array(self._occ_chars, dtype=np.int64)
         extra = None
         if self.grouped:
-            extra = np.zeros(len(keep), dtype=GROUP_COLUMNS)
-            extra["seq"] = np.arange(self.seq, self.seq + len(keep), dtype=np.uint64)
+            extra = np.zeros(len(ids), dtype=GROUP_COLUMNS)
+            extra["seq"] = np.arange(self.seq, self.seq + len(ids), dtype=np.uint64)
             extra["claim"] = np.array(self._occ_claim, dtype=np.uint64)
             extra["claim_chars"] = np.array(self._occ_claim_chars, dtype=np.int64)
             extra["piece"] = np.array(self._occ_piece, dtype=np.int64)
-            extra = extra[keep]
-        self.seq += len(keep)
+        self.seq += len(ids)
         self._reset()
         if not len(ids):
             return
