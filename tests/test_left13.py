@@ -105,7 +105,8 @@ DROPPED = "1 row(s) without a verdict dropped at ingest (--option no_verdict=dro
 #: What the metrics' line adds: the dropped row's label may still count (t19out).
 SCORED = (
     " (their claims); a labelled sentence they leave with no claim of its system counts as the "
-    "'Assumed' line's --without-claims and --question-scope say"
+    "'Assumed' line's --without-claims and --question-scope say (--without-claims exclude leaves "
+    "it out, as a sentence every system's row of which was dropped is: it has no label)"
 )
 
 

@@ -149,7 +149,9 @@ def test_a_dropped_rows_label_is_not_said_to_be_left_out_of_the_metrics(
     assert second == (
         "2 row(s) without a verdict dropped at ingest (--option no_verdict=drop; sysB 2): the "
         "metrics cover 6 of 8 rows (their claims); a labelled sentence they leave with no claim "
-        "of its system counts as the 'Assumed' line's --without-claims and --question-scope say"
+        "of its system counts as the 'Assumed' line's --without-claims and --question-scope say "
+        "(--without-claims exclude leaves it out, as a sentence every system's row of which was "
+        "dropped is: it has no label)"
     )
     code, out, err = run_cli(
         ["metrics", "--traces", str(traces), "--labels", str(gold), "-m", "refuted",

@@ -183,3 +183,39 @@ def test_the_same_claim_on_a_row_per_retriever_names_a_way_through(
     code, out, _ = run_cli([*metrics, "--format", "csv"], capsys)
     assert code == 0
     assert _counts(out, "refuted") == {"bm25": (1, 0, 1, 1), "dense": (1, 0, 1, 1)}
+
+
+def test_rows_dropped_for_no_verdict_say_which_labels_still_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two LLMs' verdicts, a column each; gpt has none on rows 2 and 4, claude none on row 4;
+    # gold: 1, 2, 4 wrong. With no_verdict=drop, row 2's shared label is kept by claude's
+    # row and counts for gpt as a sentence it made no claim for (FN), while row 4's label,
+    # every row of it dropped, is not written: gpt's two failures on an error count two
+    # ways. main's ingest note said "their claims count in no metric" alone, and metrics
+    # named no way to leave row 2 out for gpt. Decided (session 20 chose to say the rule):
+    # the numbers stay, the note says both kinds and the way, metrics' line names it too.
+    table = _write(
+        tmp_path / "w.csv",
+        "id,claim,gpt,claude,gold\n1,a,refuted,refuted,wrong\n2,b,NA,supported,wrong\n"
+        "3,c,supported,supported,ok\n4,d,NA,NA,wrong\n5,e,refuted,supported,ok\n",
+    )
+    traces, labels = tmp_path / "t.parquet", tmp_path / "l.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(traces), "--labels-out", str(labels)]
+    args += ["--map", "id=sentence_id", "--verdict-column", "gpt", "--verdict-column", "claude"]
+    args += ["--label-rule", "gold = wrong -> error", "--option", "no_verdict=drop"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert "its shared label kept by another system's row, counts for the first" in err
+    assert "metrics --without-claims exclude leaves the first out too" in err
+    metrics = ["metrics", "--traces", str(traces), "--labels", str(labels), "--bootstrap", "0"]
+    code, out, _ = run_cli(metrics, capsys)
+    assert code == 0
+    assert "(--without-claims exclude leaves it out" in out.splitlines()[1]
+    code, out, _ = run_cli([*metrics, "--format", "csv"], capsys)
+    # gpt: 1 TP, 2 FN (claude's row keeps the label), 3 TN, 4 no label, 5 FP
+    # claude: 1 TP, 2 FN, 3 TN, 4 no label, 5 TN
+    assert _counts(out, "refuted") == {"gpt": (1, 1, 1, 1), "claude": (1, 0, 1, 2)}
+    code, out, _ = run_cli([*metrics, "--format", "csv", "--without-claims", "exclude"], capsys)
+    # gpt's row 2 left out as row 4 is: 1 TP, 3 TN, 5 FP; claude as above
+    assert _counts(out, "refuted") == {"gpt": (1, 1, 0, 1), "claude": (1, 0, 1, 2)}

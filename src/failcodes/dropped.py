@@ -73,7 +73,9 @@ def dropped_line(found: Sequence[Dropped], what: str) -> str | None:
     # claims: FN 73, TN 484, where "cover 1,450 of 1,500 rows" read as left out: FN 62, TN 445)
     scored = (
         " (their claims); a labelled sentence they leave with no claim of its system counts "
-        "as the 'Assumed' line's --without-claims and --question-scope say"
+        "as the 'Assumed' line's --without-claims and --question-scope say (--without-claims "
+        "exclude leaves it out, as a sentence every system's row of which was dropped is: "
+        "it has no label)"
         if what == METRICS
         else ""
     )

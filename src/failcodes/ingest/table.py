@@ -1030,6 +1030,17 @@ class TableStream:
                 f"{tally.first_unverdicted}; --option no_verdict=drop"
                 + (f"; {by_system}" if by_system else "")
                 + "): their claims count in no metric"
+                + (
+                    "; a sentence left with no claim of one system, its shared label kept by "
+                    "another system's row, counts for the first as one it made no claim for "
+                    "(metrics' default: no error flagged, an FN where the label is an error), "
+                    "while one every system's row of which was dropped has no label and counts "
+                    "for none: metrics --without-claims exclude leaves the first out too"
+                    if self.spec.label_rule is not None
+                    and self.spec.label_scope != "system"
+                    and len(tally.systems | set(tally.dropped)) > 1
+                    else ""
+                )
             )
             gone = sorted(set(tally.dropped) - tally.systems)
             if gone:
