@@ -570,18 +570,17 @@ class _Single:
             note(f"{skipped} trace(s) without reasoning skipped (nothing to code)")
 
     def _estimate(self, coder: Any, job: Any) -> CostEstimate:
-        from failcodes.commands.inputs import load_traces
+        from failcodes.commands.inputs import source_units
         from failcodes.judge.colestimate import estimate_columns
         from failcodes.judge.run import estimate_run  # on use: tests/test_dryrun_columns.py
 
-        est = None if self.sizes is None else estimate_columns(self.sizes, coder, job)
-        if est is not None:
-            return est
-        units = self.units  # the object path (a response cache with entries, or no columns)
-        if self.sizes is not None:
+        if self.sizes is None:  # no columns: the units read
+            return estimate_run(self.units, coder, job)
+        est = estimate_columns(self.sizes, coder, job)
+        if est is None:  # a response cache with entries: the object path
             req = self.request
-            units = build_units(load_traces(req.source), req.kind, top_k=req.top_k)
-        return estimate_run(units, coder, job)
+            est = estimate_run(source_units(req.source, req.kind, req.top_k), coder, job)
+        return est
 
     def _before(self, coder: Any, job: Any, heuristic: bool) -> CostEstimate | None:
         """The estimate of a scaled LLM run, written beside it (None otherwise)."""

@@ -39,7 +39,7 @@ from failcodes.saturation.rounds import (
     stop_state,
 )
 from failcodes.saturation.store import DEFAULT_ROOT, ProjectStore
-from failcodes.units import UnitKind, build_units
+from failcodes.units import UnitKind
 
 if TYPE_CHECKING:
     from failcodes.recoding import RecodeResult
@@ -167,10 +167,10 @@ class SaturateInitRequest(Request):
 
         if self.units is not None:
             return [u for u in load_units(self.units) if u.kind is self.kind]
-        from failcodes.commands.inputs import load_traces
+        from failcodes.commands.inputs import source_units
 
         assert self.from_traces is not None
-        return build_units(load_traces(self.from_traces), self.kind, top_k=self.top_k)
+        return source_units(self.from_traces, self.kind, self.top_k)
 
 
 @dataclass
