@@ -219,3 +219,29 @@ def test_rows_dropped_for_no_verdict_say_which_labels_still_count(
     code, out, _ = run_cli([*metrics, "--format", "csv", "--without-claims", "exclude"], capsys)
     # gpt's row 2 left out as row 4 is: 1 TP, 3 TN, 5 FP; claude as above
     assert _counts(out, "refuted") == {"gpt": (1, 1, 0, 1), "claude": (1, 0, 1, 2)}
+
+
+def test_atomic_records_with_number_ids_and_bool_verdicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Seed 003's atomic format written by a program: answer/fact/chunk ids as JSON numbers,
+    # the verdict a JSON bool. main refused the first line ("field 'answer_id': Input should
+    # be a valid string (got 1)", then "field 'verdict': ... (got False)"), no way through,
+    # though every other reader reads a number id as its text. Now read so. By hand: fact 1
+    # FALSE confirmed TP, fact 2 TRUE not confirmed FN, fact 3 TRUE confirmed TN.
+    path = _write(
+        tmp_path / "a.jsonl",
+        '{"answer_id":1,"fact_id":1,"fact":"x1","verdict":false,"human_confirms":true,'
+        '"chunks":[{"chunk_id":12345,"text":"t"}]}\n'
+        '{"answer_id":1,"fact_id":2,"fact":"x2","verdict":true,"human_confirms":false}\n'
+        '{"answer_id":2.0,"fact_id":3,"fact":"x3","verdict":"TRUE","human_confirms":true}\n',
+    )
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    args = ["ingest", "atomic", str(path), "-o", str(traces), "--labels-out", str(labels)]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert '"passage_id":"12345"' in traces.read_text(encoding="utf-8")
+    metrics = ["metrics", "--traces", str(traces), "--labels", str(labels), "--level", "claim"]
+    code, out, _ = run_cli([*metrics, "--bootstrap", "0", "--format", "csv"], capsys)
+    assert code == 0
+    assert _counts(out, "refuted") == {"atomic": (1, 0, 1, 1)}

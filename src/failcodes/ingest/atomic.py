@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
@@ -35,7 +36,7 @@ from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Out
 from failcodes.ingest.table import check_system_name
 from failcodes.jsonio import iter_jsonl
 from failcodes.labels import Label
-from failcodes.tableio import validate_record
+from failcodes.tableio import id_text, validate_record
 from failcodes.traces import EvidenceSource, Passage, Trace
 from failcodes.verdicts import Verdict
 
@@ -84,6 +85,24 @@ _REMEDY = (
 )
 
 
+def _as_text(obj: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
+    """Number ids as their text, as every reader takes them; a JSON bool verdict as TRUE/FALSE.
+
+    ``"answer_id": 1`` (or a chunk's PubMed id) and ``"verdict": false`` were refused with
+    "Input should be a valid string", no way through.
+    """
+    out = {k: id_text(v, path=path, line=line, field=k) if k in _IDS else v for k, v in obj.items()}
+    if isinstance(out.get("verdict"), bool):
+        out["verdict"] = "TRUE" if out["verdict"] else "FALSE"
+    chunks = obj.get("chunks")
+    if isinstance(chunks, list):
+        out["chunks"] = [_as_text(c, path, line) if isinstance(c, dict) else c for c in chunks]
+    return out
+
+
+_IDS = frozenset({"answer_id", "fact_id", "sentence_id", "chunk_id"})
+
+
 def read_atomic(path: str | Path, default_system: str = "atomic") -> AtomicData:
     """Read an atomic fact-check JSONL file (format in the module docstring)."""
     p = Path(path)
@@ -94,7 +113,8 @@ def read_atomic(path: str | Path, default_system: str = "atomic") -> AtomicData:
     seen_f: set[tuple[str, str]] = set()
     seen_a: set[tuple[str, str]] = set()
     folded: dict[str, tuple[str, Path, int]] = {}
-    for lineno, obj in iter_jsonl(p):
+    for lineno, record in iter_jsonl(p):
+        obj = _as_text(record, p, lineno)
         kind = obj.get("type", "fact")
         if kind == "answer":
             a = validate_record(_AnswerRecord, obj, p, lineno)
