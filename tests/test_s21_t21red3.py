@@ -134,3 +134,67 @@ def test_the_python_api_says_the_rows_ingest_dropped(tmp_path: Path) -> None:
     assert (row.tp, row.fp, row.fn, row.tn) == (1, 0, 1, 1)
     assert said[-1] == result.dropped
     assert said[-1].startswith("1 row(s) without a verdict dropped at ingest")
+
+
+UNDECLARED_STUDY = """\
+name = "undeclared"
+codebook = "medical-fact-check.v1.yaml"
+[[datasets]]
+name = "d"
+[[datasets.ingest]]
+adapter = "generic"
+paths = ["sysA.jsonl"]
+[[datasets.ingest]]
+adapter = "generic"
+paths = ["sysB.jsonl"]
+[[datasets.ingest]]
+adapter = "generic-labels"
+paths = ["labels.jsonl"]
+[[datasets.pipelines]]
+system = "sysA"
+evidence = "retrieved"
+[judge]
+judge = "offline"
+kinds = ["retrieval"]
+[review]
+labelstudio = false
+"""
+
+
+def test_run_study_from_python_says_what_failcodes_run_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `failcodes run` prints, on stderr, that sysB (no passages, not in [[datasets.pipelines]])
+    # was read as closed-book: its disagreements blamed on verification, never on retrieval.
+    # failcodes.run_study(path), documented as `failcodes run`, said nothing (say=None): the
+    # line was in .failcodes/logs alone, not in the report nor in the returned results.
+    import failcodes as fc
+
+    layout = fc.init_study(tmp_path / "st")
+    layout.study_file.write_text(UNDECLARED_STUDY, encoding="utf-8")
+    for system, passages in (("sysA", True), ("sysB", False)):
+        rows = [
+            {"system": system, "question_id": "q1", "sentence_id": sid, "verdict": verdict}
+            | {"sentence": f"Drug {sid} works.", "claim_id": f"{system}-{sid}"}
+            | (
+                {"passages": [{"passage_id": f"p{sid}", "rank": 1, "text": "A trial."}]}
+                if passages
+                else {}
+            )
+            for sid, verdict in (("s1", "supported"), ("s2", "refuted"))
+        ]
+        (layout.root / f"{system}.jsonl").write_text(
+            "".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8"
+        )
+    (layout.root / "labels.jsonl").write_text(
+        "".join(
+            json.dumps({"sentence_id": s, "question_id": "q1", "has_error": e}) + "\n"
+            for s, e in (("s1", True), ("s2", False))
+        ),
+        encoding="utf-8",
+    )
+    capsys.readouterr()
+    fc.run_study(layout.root)
+    err = capsys.readouterr().err
+    assert "evidence not declared for sysB: read as closed-book" in err
+    assert "evidence not declared for sysA" not in err  # declared retrieved

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -144,19 +145,25 @@ def study_folder(study: str | Path) -> Path:
     return path
 
 
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
 def run_study(
     study: str | Path,
     *,
     force: bool = False,
     on_start: Callable[[Step], None] | None = None,
     on_result: Callable[[StepResult], None] | None = None,
-    say: Callable[[str], None] | None = None,
+    say: Callable[[str], None] | None = _stderr,
 ) -> list[StepResult]:
     """Run the pending steps of a study in order, in this process (``failcodes run``).
 
     Finished steps are skipped (``force``: run every step); each step's output goes to
     ``.failcodes/logs/<step>.log``, and what a step's result says beyond it (the report's
-    figure labels the fonts cannot draw) to ``say`` too. A failing step stops the run with
+    figure labels the fonts cannot draw, a system whose evidence was read as closed-book) to
+    ``say`` too: standard error, as ``failcodes run`` and :func:`failcodes.run` say it (it
+    said nothing from Python; ``say=None``: the logs alone). A failing step stops the run with
     its own one-line error, naming the step and its log.
     """
     layout = StudyLayout.of(study_folder(study))
