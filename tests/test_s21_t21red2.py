@@ -156,3 +156,30 @@ def test_an_empty_list_of_codes_is_refused_under_sets(
     code, _, err = run_cli(["agree", str(path), "--sets", ";", "--bootstrap", "0"], capsys)
     assert code == 2
     assert "e.jsonl:2, field 'r1': an empty list of codes (codes are texts" in err
+
+
+def test_units_rated_by_unequal_numbers_of_raters_are_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Three raters, r0 missing on u4..u6: u1..u3 hold 3 ratings, u4..u6 2. Fleiss (1971)
+    # needs as many ratings on every unit (statsmodels' fleiss_kappa stops on this table);
+    # the value is Gwet's (2014) generalisation, by hand: per-unit agreement
+    # u1 x,x,x 1; u2 y,y,y 1; u3 x,x,y 1/3; u4 x,y 0; u5 y,y 1; u6 x,x 1: mean 13/18;
+    # pi_x = (1 + 0 + 2/3 + 1/2 + 0 + 1) / 6 = 19/36, pi_y 17/36,
+    # p_e = (361 + 289) / 1296 = 650/1296; kappa = (13/18 - 650/1296) / (1 - 650/1296).
+    # It was said only as 'missing ratings: r0 rated 3 of 6 units', as for a design that
+    # gives every unit two (where Fleiss 1971 holds).
+    path = tmp_path / "r.csv"
+    path.write_text("unit,r0,r1,r2\nu1,x,x,x\nu2,y,y,y\nu3,x,x,y\nu4,,x,y\nu5,,y,y\nu6,,x,x\n")
+    rows = _agree_json([str(path), "--stat", "fleiss"], capsys)
+    pa, pe = 13 / 18, 650 / 1296
+    assert rows[0]["value"] == pytest.approx((pa - pe) / (1 - pe))
+    assert (
+        "; units rated by unequal numbers of raters (3 with 3, 3 with 2 ratings): fleiss and "
+        "the other multi-rater coefficients in Gwet's (2014) form"
+    ) in rows[0]["notes"][0]
+    # every unit rated by two of the three (r0 on u1..u3, r1 on u4..u6...): Fleiss (1971)
+    # holds, nothing more said
+    path.write_text("unit,r0,r1,r2\nu1,x,x,\nu2,y,,y\nu3,,x,y\nu4,x,y,\n")
+    rows = _agree_json([str(path), "--stat", "fleiss"], capsys)
+    assert "unequal numbers" not in rows[0]["notes"][0]

@@ -264,9 +264,21 @@ def _missing_clause(table: Any) -> str:
     short = [f"{r} rated {k}" for r, k in zip(table.raters, rated, strict=True) if k < n]
     if not short:
         return ""
+    # units of 2 and of 3 ratings: Fleiss (1971) needs as many on each (statsmodels'
+    # fleiss_kappa stops on such a table); 0.343 here, 0.236 on the complete units, unsaid
+    per_unit = np.isfinite(table.values).sum(axis=1)
+    sizes, units = np.unique(per_unit[per_unit > 1], return_counts=True)
+    mixed = ", ".join(f"{u} with {k}" for k, u in zip(sizes[::-1], units[::-1], strict=True))
     return (
         f"; missing ratings: {', '.join(short)} of {n} units (a unit enters with two or more "
         "ratings)"
+        + (
+            f"; units rated by unequal numbers of raters ({mixed} ratings): fleiss and the "
+            "other multi-rater coefficients in Gwet's (2014) form for them (Fleiss 1971 and "
+            "statsmodels' fleiss_kappa need as many ratings on every unit)"
+            if len(sizes) > 1
+            else ""
+        )
     )
 
 
