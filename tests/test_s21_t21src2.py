@@ -10,14 +10,17 @@ from __future__ import annotations
 import ast
 import datetime as dt
 import inspect
+import json
 import textwrap
 from collections.abc import Callable
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from failcodes.errors import InputError
 from failcodes.stats.tables import ratings_from_frame, ratings_tables
+from tests.cli_helpers import agree_percent_run, agree_refused, ratings_file
 
 
 def _refusals(frame: pd.DataFrame) -> tuple[str, str]:
@@ -132,3 +135,34 @@ def test_the_direct_labels_path_is_told_of_a_new_step_of_the_request() -> None:
         "refuse_correct_as_error",
         "spec.check_index_columns",
     ]
+
+
+def test_a_row_of_blank_cells_under_a_ratings_csv_is_no_unit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # ' , , ' under the table (cells of spaces): pandas kept it as a fifth row, which the CSV
+    # reader (skipping it) had no line for, so the cell checks that name a line were skipped
+    # and the first line said 'missing ratings: a rated 4, b rated 4 of 5 units' for 4 units
+    # rated by both. By hand: units 2, 3, 4 agree, 1 does not: percent 3/4 = 0.75
+    blank = ratings_file(tmp_path, "unit,a,b\n1,1,2\n2,2,2\n3,1,1\n4,3,3\n , , \n")
+    code, out, err = agree_percent_run(blank, capsys)
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert (row["value"], row["n_units"]) == (0.75, 4)
+    assert "missing ratings" not in row["notes"][0]
+    # '1,5' (a decimal comma) among numbers is refused naming its line, blank row or not
+    # (main read it as a text category beside that row: 'the ratings mix numbers and words')
+    comma = ratings_file(tmp_path, 'unit,a,b\n1,"1,5",2\n2,2,2\n3,"1,5","1,5"\n4,3,3\n , , \n')
+    assert "r.csv:2, field 'a': '1,5' has a decimal comma" in agree_refused(comma, capsys)
+
+
+def test_a_ratings_csv_column_without_a_name_is_said_as_before(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the CSV is read by the CSV reader, no longer by pandas too: a trailing comma's column
+    # keeps the name pandas gave it, and the first line says it is no rater
+    path = ratings_file(tmp_path, "unit,a,b,\n1,1,2,\n2,2,2,\n3,1,1,\n4,3,3,\n")
+    code, out, err = agree_percent_run(path, capsys)
+    assert code == 0, err
+    first = json.loads(out)[0]["notes"][0]
+    assert "not raters (they share no value with the raters' ratings): Unnamed: 3;" in first

@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from failcodes import tableio
-from failcodes.csvcells import restore_frame
 from failcodes.errors import InputError
 from failcodes.jsonio import iter_jsonl
 from failcodes.parquetio import open_parquet
-from failcodes.sheetio import is_spreadsheet, sheet_header, sheet_rows
+from failcodes.sheetio import is_spreadsheet, sheet_rows
 
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
@@ -45,23 +44,19 @@ def read_ratings_frame(path: str | Path, sets: str | None = None) -> Any:
         raise InputError("is a folder, expected a file", path=p)
     suffix = p.suffix.lower()
     try:
-        if suffix == ".csv":
-            # pandas renames a repeated column to NAME.1 and pads a short row with blanks:
-            # the CSV reader refuses both, with the line (ratings tables are small)
-            lines = [line for line, _ in tableio.csv_rows(p, ())]
-            frame = pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
-            # rows of empty cells (',,': Excel saves the rows formatted under the table) are
-            # no rows, as the CSV reader and a sheet's reader skip them (refused: 'empty unit')
-            frame = frame.dropna(how="all").reset_index(drop=True)
-            frame = restore_frame(frame)  # cells neutralised against formulas, as they were
-            hint = tableio.header_hint([str(c) for c in frame.columns], "")
+        if suffix == ".csv" or is_spreadsheet(p):
+            # the CSV reader refuses a repeated column and a short row naming the line, skips
+            # rows of blank cells (Excel saves the rows formatted under the table), and gives
+            # cells neutralised against formulas as they were (as ingest reads them)
+            csv_file = suffix == ".csv"
+            records = list(tableio.csv_rows(p, ()) if csv_file else sheet_rows(p, as_shown=True))
+            header = tableio.table_columns(p) or []  # (a CSV's unnamed column: as pandas)
+            header = [h or f"Unnamed: {i}" for i, h in enumerate(header)]
+            frame = pd.DataFrame([rec for _, rec in records], columns=header)
+            lines = [line for line, _ in records]
+            hint = tableio.header_hint(header, "") if csv_file else ""
             if hint:
                 raise InputError(hint, path=p, line=1)
-            _check_rating_cells(frame, p, lines)
-        elif is_spreadsheet(p):
-            records = list(sheet_rows(p, as_shown=True))
-            frame = pd.DataFrame([rec for _, rec in records], columns=sheet_header(p))
-            lines = [line for line, _ in records]
             _check_rating_cells(frame, p, lines)
         elif suffix == ".parquet":
             table = open_parquet(p).read()  # limits checked: a bounded size
