@@ -320,8 +320,8 @@ def test_code_sets_say_a_rater_who_skipped_units(
     assert rows["krippendorff", "jaccard"]["value"] == pytest.approx(0.3956611570247932)
     assert rows["percent", "none"]["notes"][0].endswith(
         "; missing ratings: C rated 4 of 6 units (a unit enters with two or more ratings); "
-        "units rated by unequal numbers of raters (4 with 3, 2 with 2 ratings): fleiss and "
-        "the other multi-rater coefficients in Gwet's (2014) form for them (Fleiss 1971 and "
+        "units rated by unequal numbers of raters (4 with 3, 2 with 2 ratings): fleiss, conger, "
+        "gwet_ac1/ac2 and brennan_prediger in Gwet's (2014) form for them (Fleiss 1971 and "
         "statsmodels' fleiss_kappa need as many ratings on every unit)"
     )
 

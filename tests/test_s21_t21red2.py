@@ -175,8 +175,8 @@ def test_units_rated_by_unequal_numbers_of_raters_are_said(
     pa, pe = 13 / 18, 650 / 1296
     assert rows[0]["value"] == pytest.approx((pa - pe) / (1 - pe))
     assert (
-        "; units rated by unequal numbers of raters (3 with 3, 3 with 2 ratings): fleiss and "
-        "the other multi-rater coefficients in Gwet's (2014) form"
+        "; units rated by unequal numbers of raters (3 with 3, 3 with 2 ratings): fleiss, conger, "
+        "gwet_ac1/ac2 and brennan_prediger in Gwet's (2014) form"
     ) in rows[0]["notes"][0]
     # every unit rated by two of the three (r0 on u1..u3, r1 on u4..u6...): Fleiss (1971)
     # holds, nothing more said

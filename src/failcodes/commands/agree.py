@@ -273,8 +273,8 @@ def _missing_clause(table: Any) -> str:
         f"; missing ratings: {', '.join(short)} of {n} units (a unit enters with two or more "
         "ratings)"
         + (
-            f"; units rated by unequal numbers of raters ({mixed} ratings): fleiss and the "
-            "other multi-rater coefficients in Gwet's (2014) form for them (Fleiss 1971 and "
+            f"; units rated by unequal numbers of raters ({mixed} ratings): fleiss, conger, "
+            "gwet_ac1/ac2 and brennan_prediger in Gwet's (2014) form for them (Fleiss 1971 and "
             "statsmodels' fleiss_kappa need as many ratings on every unit)"
             if len(sizes) > 1
             else ""
