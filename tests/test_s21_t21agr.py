@@ -102,3 +102,87 @@ def test_a_report_refuses_an_agreement_of_ratings_corrected_since(
     code, _, err = run_cli(["report", str(root), "-o", str(tmp_path / "r5")], capsys)
     assert code == 2
     assert f"{saved}: records no digest of the file it was computed from" in err
+
+
+JUDGED = """\
+name = "judge-change"
+codebook = "medical-fact-check.v1.yaml"
+[[datasets]]
+name = "d"
+[[datasets.ingest]]
+adapter = "generic"
+paths = ["traces.jsonl"]
+[[datasets.ingest]]
+adapter = "generic-labels"
+paths = ["labels.jsonl"]
+[[datasets.pipelines]]
+system = "*"
+evidence = "retrieved"
+[metrics]
+bootstrap = 0
+[judge]
+judge = "openai:fake-a"
+base_url = "{base_url}"
+kinds = ["reasoning"]
+[review]
+labelstudio = false
+"""
+
+
+def test_report_alone_names_a_judge_step_begun_and_not_finished(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.fakeserver import FakeServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-t21agr")
+    root = tmp_path / "st"
+    root.mkdir()
+    (root / "medical-fact-check.v1.yaml").write_text(dump(bundled()), encoding="utf-8")
+    # sysA flags q1s0 and q2s0, sysB q1s0 only; both are errors: sysB's q2s0 is the one
+    # disagreement (a false negative), one reasoning unit to judge
+    rows = [
+        {
+            "system": system,
+            "question_id": sid[:2],
+            "sentence_id": sid,
+            "sentence": f"Drug {sid} lowers the risk.",
+            "verdict": "refuted" if sid in flagged else "supported",
+            "reasoning": f"{system} read the trial of drug {sid}.",
+            "passages": [{"passage_id": f"p-{sid}", "rank": 1, "text": f"Trial of drug {sid}."}],
+        }
+        for system, flagged in (("sysA", {"q1s0", "q2s0"}), ("sysB", {"q1s0"}))
+        for sid in ("q1s0", "q1s1", "q2s0", "q2s1")
+    ]
+    (root / "traces.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    labels = [
+        {"sentence_id": s, "question_id": s[:2], "has_error": s.endswith("s0")}
+        for s in ("q1s0", "q1s1", "q2s0", "q2s1")
+    ]
+    (root / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in labels))
+    with FakeServer() as fake:
+        study = JUDGED.format(base_url=fake.openai_base_url)
+        (root / "failcodes.toml").write_text(study, encoding="utf-8")
+        code, _, err = run_cli(["run", str(root)], capsys)
+        assert code == 0, err
+        assert fake.stats()["calls"]["openai"] == 1
+        # the judge's model changed in the study file: its run folder holds fake-a's codes,
+        # so the judge step stops (it began: the run state no longer has it)
+        changed = study.replace("openai:fake-a", "openai:fake-b")
+        (root / "failcodes.toml").write_text(changed, encoding="utf-8")
+        code, _, err = run_cli(["run", str(root)], capsys)
+        assert code == 2 and "holds a run with judge='openai:fake-a'" in err
+    # `report` alone showed fake-a's codes at exit 0 and named no step: the changed steps
+    # were only those the run state still held
+    code, _, err = run_cli(["report", str(root), "-o", str(tmp_path / "r")], capsys)
+    assert code == 0, err
+    said = (
+        "these steps began and did not finish (failed, or stopped): judge reasoning d; this "
+        "report shows the outputs of that run, not of the study as it is: run "
+        f"`failcodes run {root}` to bring them up to date"
+    )
+    assert said in err
+    page = (tmp_path / "r/index.html").read_text(encoding="utf-8")
+    assert (
+        "Not up to date" in page
+        and "did not finish (failed, or stopped): judge reasoning d" in page
+    )

@@ -110,7 +110,7 @@ class ReportRequest(Request):
 def _changed(layout: StudyLayout) -> str | None:
     """A line naming the steps whose study file settings or inputs changed since they ran."""
     from failcodes.errors import FailcodesError
-    from failcodes.study.state import changed_steps
+    from failcodes.study.state import changed_steps, load_state
 
     try:
         steps = changed_steps(layout)
@@ -118,9 +118,18 @@ def _changed(layout: StudyLayout) -> str | None:
         return None
     if not steps:
         return None
-    names = ", ".join(s.name for s in steps)
+    state = load_state(layout)
+    names = ", ".join(s.name for s in steps if s.name in state)
+    begun = ", ".join(s.name for s in steps if s.name not in state)
+    said = []
+    if names:
+        said.append(
+            f"the study changed since `failcodes run` ran these steps: {names} (their settings "
+            "or input files)"
+        )
+    if begun:  # their outputs are an earlier run's, or half written
+        said.append(f"these steps began and did not finish (failed, or stopped): {begun}")
     return (
-        f"the study changed since `failcodes run` ran these steps: {names} (their settings or "
-        "input files); this report shows the outputs of that run, not of the study as it is: "
-        f"run `failcodes run {layout.root}` to bring them up to date"
+        f"{'; '.join(said)}; this report shows the outputs of that run, not of the study as "
+        f"it is: run `failcodes run {layout.root}` to bring them up to date"
     )

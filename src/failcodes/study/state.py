@@ -124,10 +124,18 @@ def changed_steps(layout: StudyLayout) -> list[Step]:
     """The steps ``failcodes run`` finished whose request or inputs changed since (no report).
 
     ``failcodes report`` alone reads the outputs of the last run: a label corrected in an input
-    since was in none of its numbers, said nowhere. Empty outside a run study.
+    since was in none of its numbers, said nowhere. Also the steps begun and not finished
+    (failed or stopped: a step leaves the state as it starts) whose outputs are there, an
+    earlier run's or half written: a judge refused after its model changed in the study file
+    left the earlier model's codes, reported without a word. Empty outside a run study.
     """
     state = load_state(layout)
     if not state:
         return []
     steps = plan_work(load_study(layout.root), layout)
-    return [s for s in steps if s.name in state and state[s.name] != fingerprint(s, layout)]
+    return [
+        s
+        for s in steps
+        if state.get(s.name, "") != fingerprint(s, layout)
+        and (s.name in state or any(p.exists() for p in s.outputs))
+    ]
