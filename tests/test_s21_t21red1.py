@@ -245,3 +245,26 @@ def test_atomic_records_with_number_ids_and_bool_verdicts(
     code, out, _ = run_cli([*metrics, "--bootstrap", "0", "--format", "csv"], capsys)
     assert code == 0
     assert _counts(out, "refuted") == {"atomic": (1, 0, 1, 1)}
+
+
+def test_a_label_rule_beside_a_has_error_column_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A label table with both a has_error column and the column a --label-rule reads: main
+    # let the rule overwrite has_error with no word (s1 has_error true, gold ok: written
+    # has_error false; s2 the other way round), exit 0. Now refused naming both columns;
+    # `--map has_error=` (the rule's labels) is the way through: s1 false, s2 true.
+    table = _write(tmp_path / "l.csv", "sentence_id,has_error,gold\ns1,true,ok\ns2,false,wrong\n")
+    out = tmp_path / "l.jsonl"
+    args = ["ingest", "generic-labels", str(table), "-o", str(out)]
+    args += ["--label-rule", "gold = wrong -> error"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert "column 'has_error' gives has_error and --label-rule reads 'gold'" in err
+    assert not out.exists()
+    code, _, err = run_cli([*args, "--map", "has_error="], capsys)
+    assert code == 0, err
+    assert out.read_text(encoding="utf-8").splitlines() == [
+        '{"sentence_id":"s1","has_error":false}',
+        '{"sentence_id":"s2","has_error":true}',
+    ]

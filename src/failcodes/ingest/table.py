@@ -443,12 +443,21 @@ def label_from_row(
         target = renames.get(key, key)
         if target:
             rec[target] = value
+    columns = {target: k for k, target in reversed(list(renames.items())) if target}
     if rule is not None:
+        if "has_error" in rec:  # overwritten by the rule's label, unsaid (true read as ok)
+            given = columns.get("has_error", "has_error")
+            raise InputError(
+                f"column {given!r} gives has_error and --label-rule reads {rule.column!r}: "
+                f"which one is the label? leave out the rule, or the column (--map {given}=)",
+                path=path,
+                line=line,
+                field=given,
+            )
         outcome = rule.outcome(raw.get(rule.column), path=str(path), line=line)
         if outcome is Outcome.SKIP:
             return None
         rec["has_error"] = outcome is Outcome.ERROR
-    columns = {target: k for k, target in reversed(list(renames.items())) if target}
     _no_total(rec, path, line, columns)
     _text_ids(rec, spec, path, line, columns)
     for name in ("sentence_id", "claim_id", "question_id"):
