@@ -133,9 +133,11 @@ def changed_steps(layout: StudyLayout) -> list[Step]:
     if not state:
         return []
     steps = plan_work(load_study(layout.root), layout)
-    return [
-        s
-        for s in steps
-        if state.get(s.name, "") != fingerprint(s, layout)
-        and (s.name in state or any(p.exists() for p in s.outputs))
-    ]
+    out = []
+    for s in steps:
+        if s.name in state:
+            if state[s.name] != fingerprint(s, layout):
+                out.append(s)
+        elif any(p.exists() for p in s.outputs):  # never finished with them: no hashing
+            out.append(s)
+    return out
