@@ -268,3 +268,33 @@ def test_a_label_rule_beside_a_has_error_column_is_refused(
         '{"sentence_id":"s1","has_error":false}',
         '{"sentence_id":"s2","has_error":true}',
     ]
+
+
+def test_disagreements_say_the_rows_dropped_at_ingest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The same wide table as above, ingested to the tool's Parquet (whose footer records the
+    # 3 rows dropped: gpt 2, claude 1). main's metrics said them on its second line, its
+    # disagreements nothing, though gpt's row 2 (no verdict, an error) is among them as an FN
+    # 'with no claims' the judge and attribution get. Now the same line, second.
+    table = _write(
+        tmp_path / "w.csv",
+        "id,claim,gpt,claude,gold\n1,a,refuted,refuted,wrong\n2,b,NA,supported,wrong\n"
+        "3,c,supported,supported,ok\n4,d,NA,NA,wrong\n5,e,refuted,supported,ok\n",
+    )
+    traces, labels = tmp_path / "t.parquet", tmp_path / "l.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(traces), "--labels-out", str(labels)]
+    args += ["--map", "id=sentence_id", "--verdict-column", "gpt", "--verdict-column", "claude"]
+    args += ["--label-rule", "gold = wrong -> error", "--option", "no_verdict=drop"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    out = tmp_path / "d.jsonl"
+    args = ["disagreements", "--traces", str(traces), "--labels", str(labels), "-o", str(out)]
+    code, stdout, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert stdout.splitlines()[1].startswith(
+        "3 row(s) without a verdict dropped at ingest (--option no_verdict=drop; claude 1, "
+        "gpt 2): the disagreements cover 7 of 10 rows (their claims); a labelled sentence"
+    )
+    # gpt: row 2 FN (no claims), row 5 FP; claude: row 2 FN: 3 disagreements
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 3

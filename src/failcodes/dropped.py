@@ -14,8 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-#: The ``what`` of :func:`dropped_line` for the P/R/F1 metrics (whose labels still count).
+#: The ``what`` of :func:`dropped_line` for the P/R/F1 metrics (whose labels still count)
+#: and for the disagreements (such a label is an FN 'with no claims' there).
 METRICS = "the metrics"
+DISAGREEMENTS = "the disagreements"
 
 #: The Parquet footer key (key-value metadata) of the rows left out.
 DROPPED_KEY = b"failcodes.no_verdict_dropped"
@@ -76,7 +78,7 @@ def dropped_line(found: Sequence[Dropped], what: str) -> str | None:
         "as the 'Assumed' line's --without-claims and --question-scope say (--without-claims "
         "exclude leaves it out, as a sentence every system's row of which was dropped is: "
         "it has no label)"
-        if what == METRICS
+        if what in (METRICS, DISAGREEMENTS)
         else ""
     )
     return (

@@ -28,6 +28,8 @@ def _handle(request: DisagreementsRequest) -> None:
     result = request.run()
     if result.assumed:  # the first line: what was assumed of the data
         typer.echo(result.assumed)
+    if result.dropped:  # rows the ingest dropped: their labels may still be FNs here
+        typer.echo(result.dropped)
     if result.coverage:  # the next: how many sentences the labels leave out
         typer.echo(result.coverage)
     console = make_console()

@@ -200,11 +200,7 @@ class MetricsRequest(Request):
         return result
 
     def _dropped(self, what: str) -> str | None:
-        """The rows the trace files' ingest left out for want of a verdict, in one line."""
-        from failcodes.dropped import dropped_line, read_dropped
-
-        found = [d for d in map(read_dropped, self.traces) if d is not None]
-        return dropped_line(found, what)
+        return _dropped(self.traces, what)
 
     def _distributions(
         self, dists: Any, fmt: RowFormat | None, dropped: str | None, truths: int
@@ -233,6 +229,13 @@ class MetricsRequest(Request):
         return f"wrote {what} -> {self.out}"
 
 
+def _dropped(traces: list[Path], what: str) -> str | None:
+    """The rows the trace files' ingest left out for want of a verdict, in one line."""
+    from failcodes.dropped import dropped_line, read_dropped
+
+    return dropped_line([d for d in map(read_dropped, traces) if d is not None], what)
+
+
 @dataclass
 class DisagreementsResult:
     """The disagreements found and how many were written where."""
@@ -245,6 +248,9 @@ class DisagreementsResult:
     #: How many of the traces' units (sentences, or claims at claim level) the labels cover,
     #: when not all (metrics.coverage_line).
     coverage: str | None = None
+    #: The rows the traces' ingest left out for want of a verdict (their labels may still
+    #: give FNs 'with no claims'), when the tool's Parquet records them.
+    dropped: str | None = None
 
     @property
     def written(self) -> str:
@@ -253,7 +259,8 @@ class DisagreementsResult:
 
     def lines(self) -> list[str]:
         """The result as plain lines (a study step's log): what was assumed, what written."""
-        return [line for line in (self.assumed, self.coverage, self.written) if line]
+        shown = (self.assumed, self.dropped, self.coverage, self.written)
+        return [line for line in shown if line]
 
 
 class DisagreementsRequest(Request):
@@ -274,6 +281,7 @@ class DisagreementsRequest(Request):
     def run(self, *, note: Note = ignore_note) -> DisagreementsResult:
         """Select every FN/FP of every system under each mapping and write them."""
         from failcodes import disagreementio
+        from failcodes.dropped import DISAGREEMENTS
         from failcodes.fileio import check_not_input, check_output_file
 
         del note
@@ -297,4 +305,5 @@ class DisagreementsRequest(Request):
         covered = coverage_line(
             label_coverage(found.columns, found.index, self.level), self.level.value
         )
-        return DisagreementsResult(list(found.items), count, self.out, assumed, covered)
+        dropped = _dropped(self.traces, DISAGREEMENTS)
+        return DisagreementsResult(list(found.items), count, self.out, assumed, covered, dropped)
