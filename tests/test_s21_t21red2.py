@@ -183,3 +183,20 @@ def test_units_rated_by_unequal_numbers_of_raters_are_said(
     path.write_text("unit,r0,r1,r2\nu1,x,x,\nu2,y,,y\nu3,,x,y\nu4,x,y,\n")
     rows = _agree_json([str(path), "--stat", "fleiss"], capsys)
     assert "unequal numbers" not in rows[0]["notes"][0]
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_numeric_code_sets_on_the_first_row_are_read_under_sets(
+    first: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Codes 1-3, u1 coded {1, 2} by both. With u1 the first row it was refused as "a row of
+    # units or descriptions under the header? its ratings ('1;2', '2;1') are text where
+    # every other row's are numbers"; the same table with u1 second was read. By hand, exact
+    # sets equal on u1, u2, u4 of 4: percent 3/4.
+    rows = ["u1,1;2,2;1", "u2,1,1", "u3,3,2", "u4,2,2"]
+    if not first:
+        rows = [rows[1], rows[0], *rows[2:]]
+    path = tmp_path / "r.csv"
+    path.write_text("unit,r1,r2\n" + "\n".join(rows) + "\n")
+    got = _agree_json([str(path), "--sets", ";", "--stat", "percent"], capsys)
+    assert got[0]["value"] == pytest.approx(3 / 4)

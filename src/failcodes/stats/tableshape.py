@@ -418,6 +418,11 @@ def value_key(value: str) -> str:
     return repr(number) if np.isfinite(number) else value
 
 
+def _numbers(value: object) -> bool:
+    """A number, or numbers joined by ``;``, ``|`` or ``,`` (a set of codes: ``1;2``)."""
+    return all(is_number(v) for v in re.split(r"[;|,]", str(value)))
+
+
 def is_number(value: object) -> bool:
     """A finite number, or a text that reads as one (a CSV's cells are text)."""
     if isinstance(value, bool | np.bool_):
@@ -560,7 +565,9 @@ def rows_not_units(
         shown = ", ".join(repr(str(v)) for v in mine[:3])
         elsewhere = set().union(*(k for i, k in enumerate(keys) if i != row))
         why = ""
-        texts = mine and not any(map(is_number, mine)) and not missing_marks(mine)
+        # numbers joined ('1;2': a set of codes, --sets) are no text: such a first row was
+        # refused as a row of descriptions, the same row second read
+        texts = mine and not any(map(_numbers, mine)) and not missing_marks(mine)
         if texts and rest and all(map(is_number, rest)):
             why = f"its ratings ({shown}) are text where every other row's are numbers"
         elif mine and rest and all(map(is_number, mine)) and not any(map(is_number, rest)):
