@@ -198,3 +198,53 @@ def test_run_study_from_python_says_what_failcodes_run_says(
     err = capsys.readouterr().err
     assert "evidence not declared for sysB: read as closed-book" in err
     assert "evidence not declared for sysA" not in err  # declared retrieved
+
+
+def test_a_panel_members_budget_stop_lets_the_others_finish_their_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two members, each with --budget; the anthropic one (priced 4x) stops first. The other
+    # member's calls in flight were cancelled: sent (and billed by a real provider) but never
+    # committed nor counted in any cost (study bench, latency 0.5 s, concurrency 2: openai
+    # made 4 calls, 2 in its journal; latency 0: 6 made, 4 committed, 18 calls for 16 units).
+    import sqlite3
+
+    from tests.cli_helpers import run_cli
+    from tests.fakeserver import FakeServer
+    from tests.judge_helpers import fresh_fake, make_traces, write_codebook, write_traces
+
+    traces = write_traces(tmp_path / "t.jsonl", make_traces(4))
+    cb = write_codebook(tmp_path / "cb.yaml")
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(
+        "openai:m: {input: 1.0, cached_input: 1.0, output: 1.0}\n"
+        "anthropic:m: {input: 4.0, cached_input: 4.0, cache_write: 4.0, output: 4.0}\n",
+        encoding="utf-8",
+    )
+    with FakeServer() as fake:
+        fresh_fake(fake, monkeypatch, "sk-s21")
+        fake.control(latency=0.3)
+        judges = ["--judge", f"openai:m@{fake.openai_base_url}"]
+        judges += ["--judge", f"anthropic:m@{fake.anthropic_base_url}"]
+        run = ["judge", "retrieval", "--from", str(traces), "--codebook", str(cb), *judges]
+        run += ["--prices", str(prices), "--concurrency", "2", "-o", str(tmp_path / "run")]
+        code, _, err = run_cli([*run, "--budget", "0.01"], capsys)
+        assert code == 2 and "budget of $0.0100 reached" in err
+        made = fake.stats()["calls"]
+        journal = tmp_path / "run" / "panel" / "1-openai_m" / "journal.sqlite"
+        with sqlite3.connect(journal) as db:
+            [(committed,)] = db.execute("select count(*) from annotations").fetchall()
+        # every call the openai member made is in its journal: none paid and lost
+        assert made["openai"] == committed
+        code, _, err = run_cli([*run, "--budget", "10"], capsys)  # resumed: the units left
+        assert code == 0, err
+        units = (
+            len(
+                (tmp_path / "run" / "panel" / "1-openai_m" / "annotations.jsonl")
+                .read_text()
+                .split("\n")
+            )
+            - 1
+        )
+        # by hand: one call per unit per member over both runs (make_traces(4): 12 units)
+        assert units == 12 and fake.stats()["calls"] == {"openai": 12, "anthropic": 12}

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from failcodes.annotations import Annotation
-from failcodes.errors import ConfigError, FailcodesError
+from failcodes.errors import BudgetExceededError, ConfigError, FailcodesError
 from failcodes.fileio import made_dir, write_json, write_jsonl
 from failcodes.judge.cascade import FIRST_DIR, coded_by, keep_confident, split
 from failcodes.judge.estimate import CostEstimate, estimate_units
@@ -315,11 +315,16 @@ async def run_judges_async(
 
     Each run keeps its own limits (concurrency, per-minute rates, budget), so two judges
     take about the time of one. When one fails the others are cancelled (what they finished
-    stays committed in their journals and is exported) and the first failure propagates.
+    stays committed in their journals and is exported) and the first failure propagates;
+    one stopped by its budget lets the others end their runs within their own budgets first
+    (cancelled, their calls in flight were paid and lost: 6 made, 4 committed).
     """
     tasks = [asyncio.ensure_future(run_judge_async(u, c, j)) for u, c, j in runs]
     try:
         return list(await asyncio.gather(*tasks))
+    except BudgetExceededError:
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
     except BaseException:
         for task in tasks:
             task.cancel()
