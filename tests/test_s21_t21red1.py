@@ -298,3 +298,28 @@ def test_disagreements_say_the_rows_dropped_at_ingest(
     )
     # gpt: row 2 FN (no claims), row 5 FP; claude: row 2 FN: 3 disagreements
     assert len(out.read_text(encoding="utf-8").splitlines()) == 3
+
+
+def test_a_label_whose_rows_were_dropped_at_ingest_is_named_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A separate labels file, and question q2's every row without a verdict (dropped at
+    # ingest, the count in the Parquet footer). main refused "no trace has sentence_id '3'"
+    # with no word of the cause; now the line adds the dropped rows and the way.
+    table = _write(
+        tmp_path / "w.csv",
+        "id,qid,claim,gpt\n1,q1,a,refuted\n2,q1,b,supported\n3,q2,c,NA\n4,q2,d,NA\n",
+    )
+    traces = tmp_path / "t.parquet"
+    args = ["ingest", "generic", str(table), "-o", str(traces), "--map", "id=sentence_id"]
+    args += ["--map", "qid=question_id", "--verdict-column", "gpt", "--option", "no_verdict=drop"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    labels = _write(tmp_path / "l.csv", "sentence_id,has_error\n1,true\n2,false\n3,true\n")
+    for command in ("metrics", "disagreements"):
+        args = [command, "--traces", str(traces), "--labels", str(labels)]
+        args += ["-o", str(tmp_path / "d.jsonl")] if command == "disagreements" else []
+        code, _, err = run_cli(args, capsys)
+        assert code == 2
+        assert "no trace has sentence_id '3'; 2 row(s) without a verdict dropped at ingest" in err
+        assert "its rows among them? leave such labels out" in err

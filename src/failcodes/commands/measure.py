@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal
 
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.csvcells import safe_frame
-from failcodes.errors import ConfigError
+from failcodes.errors import ConfigError, InputError
 from failcodes.labels import refuse_claim_labels
 from failcodes.labelscope import QuestionScope, assumptions_line
 from failcodes.mapping import DEFAULT_MAPPING, NAMED_MAPPINGS, resolve_mappings
@@ -163,11 +163,14 @@ class MetricsRequest(Request):
             dists = verdict_distributions(read)
             return self._distributions(dists, fmt, self._dropped("these shares"), read.truths)
         level = self.level
-        if level is Level.SENTENCE:  # memory follows the sentences, not the claims
-            columns, label_list = load_sentence_columns(self.traces, self.labels)
-            refuse_claim_labels(label_list, self.labels, traces=columns)
-        else:
-            columns, label_list = load_columns(self.traces, self.labels)
+        try:
+            if level is Level.SENTENCE:  # memory follows the sentences, not the claims
+                columns, label_list = load_sentence_columns(self.traces, self.labels)
+                refuse_claim_labels(label_list, self.labels, traces=columns)
+            else:
+                columns, label_list = load_columns(self.traces, self.labels)
+        except InputError as exc:
+            raise _with_dropped(exc, self.traces) from None
         report = compute_metrics(
             columns,
             label_list,
@@ -236,6 +239,19 @@ def _dropped(traces: list[Path], what: str) -> str | None:
     return dropped_line([d for d in map(read_dropped, traces) if d is not None], what)
 
 
+def _with_dropped(exc: InputError, traces: list[Path]) -> InputError:
+    """``exc`` naming the rows dropped at ingest when it is a label no trace has.
+
+    A separate labels file and a question whose every row lacked a verdict: "no trace has
+    sentence_id '3'" named no cause (t21red3).
+    """
+    line = _dropped(traces, "the traces") if "no trace has" in exc.reason else None
+    if line is None:
+        return exc
+    why = f"{exc.reason}; {line}: its rows among them? leave such labels out"
+    return InputError(why, path=exc.path, line=exc.line, field=exc.field)
+
+
 @dataclass
 class DisagreementsResult:
     """The disagreements found and how many were written where."""
@@ -288,14 +304,17 @@ class DisagreementsRequest(Request):
         check_not_input([self.out], [*self.traces, self.labels])
         check_output_file(self.out)  # before reading: a bad -o is said first, not after the work
         maps = resolve_mappings(self.mapping or [DEFAULT_MAPPING])
-        found = disagreementio.select_from_files(
-            self.traces,
-            self.labels,
-            maps,
-            level=self.level,
-            without_claims=self.without_claims,
-            question_scope=self.question_scope,
-        )
+        try:
+            found = disagreementio.select_from_files(
+                self.traces,
+                self.labels,
+                maps,
+                level=self.level,
+                without_claims=self.without_claims,
+                question_scope=self.question_scope,
+            )
+        except InputError as exc:
+            raise _with_dropped(exc, self.traces) from None
         count = found.write(self.out)
         assumed = assumptions_line(found.shape) if found.shape is not None else None
         read = verdicts_read(found.columns.truths)
