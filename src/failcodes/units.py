@@ -172,40 +172,9 @@ def retrieval_unit_digests(claim: str, passages: Iterable[Any]) -> bytes:
 def claim_unit_ids(
     claim: str, passages: Sequence[Any], reasoning: str | None, verdict: Verdict
 ) -> tuple[bytes, str]:
-    """:func:`retrieval_unit_digests` of ``passages`` and the verification unit's id, together.
-
-    The id is ``unit_id(VERIFICATION, claim, passages, reasoning, verdict)``: the same bytes
-    hashed, each text JSON-encoded once for both (the verification entries hold the ids).
-    """
-    import msgspec
-
-    encode = msgspec.json.encode
-    claim_json = encode(claim)
-    state = hashlib.sha256(b'{"claim":' + claim_json + b',"kind":"retrieval","passages":[')
-    encoded = [encode(p.text) for p in passages]
-    digests = bytearray()
-    for text_json, p in zip(encoded, passages, strict=True):
-        h = state.copy()
-        h.update(passage_entry(text_json, encode, p.source, p.title))
-        h.update(_RETRIEVAL_TAIL)
-        digests += h.digest()[:8]
-    step = b"".join(
-        (
-            b'{"claim":',
-            claim_json,
-            b',"kind":"verification","passages":[',
-            b",".join(
-                passage_entry(text_json, encode, p.source, p.title, p.passage_id)
-                for text_json, p in zip(encoded, passages, strict=True)
-            ),
-            b'],"reasoning":',
-            encode(reasoning) if reasoning is not None else b"null",
-            b',"verdict":',
-            encode(verdict.value),
-            b"}",
-        )
-    )
-    return bytes(digests), hashlib.sha256(step).hexdigest()[:16]
+    """:func:`retrieval_unit_digests` of ``passages`` and the verification unit's id, together."""
+    verification = unit_id(UnitKind.VERIFICATION, claim, passages, reasoning, verdict)
+    return retrieval_unit_digests(claim, passages), verification
 
 
 ProvenanceKey = tuple[str, str, str, str, int | None, str | None]
