@@ -248,3 +248,21 @@ def test_a_panel_members_budget_stop_lets_the_others_finish_their_calls(
         )
         # by hand: one call per unit per member over both runs (make_traces(4): 12 units)
         assert units == 12 and fake.stats()["calls"] == {"openai": 12, "anthropic": 12}
+
+
+def test_a_key_in_the_study_file_is_refused_naming_the_environment(tmp_path: Path) -> None:
+    # `[judge] api_key = "sk-..."` was "field 'judge.api_key': unknown field": right to refuse
+    # (and the value is not echoed), but with no word of where a key goes, the next try being
+    # the base URL's query or path.
+    import failcodes as fc
+    from failcodes.errors import InputError
+
+    layout = fc.init_study(tmp_path / "st")
+    text = layout.study_file.read_text(encoding="utf-8")
+    text = text.replace('judge = "offline"', 'judge = "offline"\napi_key = "sk-CANARY0123456789"')
+    layout.study_file.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        fc.load_study(layout.root)
+    said = str(caught.value)
+    assert "field 'judge.api_key': unknown field; keys are read from the environment" in said
+    assert "OPENAI_API_KEY, ANTHROPIC_API_KEY" in said and "CANARY" not in said

@@ -28,6 +28,7 @@ from failcodes.contract import FrozenModel, first_repeat
 from failcodes.errors import FailcodesError, InputError
 from failcodes.jsonio import decode_error
 from failcodes.mapping import resolve_mapping, resolve_mappings
+from failcodes.redact import SECRET_ENV, SECRET_PARAMS
 from failcodes.study.layout import JUDGE_CACHE, JUDGE_KINDS, STUDY_FILE
 from failcodes.traces import EvidenceSource
 from failcodes.verdicts import Verdict
@@ -481,6 +482,8 @@ def parse_study(text: str, path: Path) -> StudyFile:
             message = "missing required field" + (f" (and {more} more problem(s))" if more else "")
         elif err["type"] == "extra_forbidden":
             message = "unknown field" + (f" (and {more} more problem(s))" if more else "")
+            if str(loc[-1]).lower().replace("-", "_").endswith(SECRET_PARAMS):  # api_key = "sk-"
+                message += f"; keys are read from the environment alone ({', '.join(SECRET_ENV)})"
         raise InputError(
             message, path=path, line=_line_of(text, loc), field=_field(loc) or None
         ) from None
