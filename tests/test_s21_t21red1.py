@@ -247,6 +247,29 @@ def test_atomic_records_with_number_ids_and_bool_verdicts(
     assert _counts(out, "refuted") == {"atomic": (1, 0, 1, 1)}
 
 
+def test_csv_files_joined_with_their_headers_are_refused_at_the_repeated_header(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `cat la.csv lb.csv > labels.csv`: the second header is read as a data row. main wrote
+    # the label sentence 'sentence_id', no_error ('gold' got the rule's implied opposite), at
+    # exit 0; traces joined so were refused by ingest as "unknown verdict 'verdict' ...
+    # --alias", a way through that does not fit. Now refused at the line that repeats the
+    # header, in agree's words for the same row of a ratings table.
+    labels = _write(
+        tmp_path / "l.csv", "sentence_id,gold\ns1,ok\ns2,wrong\nsentence_id,gold\ns3,ok\n"
+    )
+    out = tmp_path / "l.jsonl"
+    args = ["ingest", "generic-labels", str(labels), "-o", str(out)]
+    code, _, err = run_cli([*args, "--label-rule", "gold = wrong -> error"], capsys)
+    assert code == 2
+    assert f"{labels}:4: the header again (each cell is its column's name)" in err
+    assert not out.exists()
+    traces = _write(tmp_path / "t.csv", _SPLIT + _SPLIT.splitlines(keepends=True)[0])
+    code, _, err = run_cli(["ingest", "generic", str(traces), "-o", str(out)], capsys)
+    assert code == 2
+    assert f"{traces}:6: the header again (each cell is its column's name)" in err
+
+
 def test_a_label_rule_beside_a_has_error_column_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -220,6 +220,12 @@ def is_document(path: Path) -> bool:
     return path.suffix.lower() == ".json"
 
 
+def _the_header(record: dict[str, Any]) -> bool:
+    """Whether every cell (two or more) holds its column's name (agree's check, a row's)."""
+    cells = [(k, v) for k, v in record.items() if v is not None]
+    return len(cells) >= 2 and all(str(v).strip() == k.strip() for k, v in cells)
+
+
 def rows_of(
     path: Path,
     rows: RowsPath | None,
@@ -251,6 +257,15 @@ def rows_of(
         if rows is None:
             if columns is not None:
                 columns.update(record)
+            first = next(iter(record), None)
+            if first is not None and record[first] == first and _the_header(record):
+                # 'cat a.csv b.csv': a label 'sentence_id' written (rule: no_error), exit 0
+                raise InputError(
+                    "the header again (each cell is its column's name): two files appended? "
+                    "delete the row",
+                    path=path,
+                    line=line,
+                )
             row = {k: v for k, v in record.items() if v is not None}
             if place:
                 row[INDEX_MARK] = number
