@@ -5620,6 +5620,412 @@ SESSION13_CASES: list[Case] = [
 ]
 
 
+def _formatted_sheet(name: str, fmt: str, dr_b: list[object], zeros: bool = True) -> Setup:
+    """``name``: units u1..u4 rated by dr_a (1, 0, 1, 0) and dr_b, dr_b's cells in ``fmt``."""
+
+    def setup(d: Path) -> None:
+        from openpyxl import Workbook
+
+        book = Workbook()
+        sheet = book.active
+        sheet.append(["unit", "dr_a", "dr_b"])
+        for i, (a, b) in enumerate(zip([1, 0, 1, 0], dr_b, strict=True)):
+            sheet.append([f"u{i + 1}", a, b])
+            sheet.cell(row=i + 2, column=3).number_format = fmt
+        sheet.sheet_view.showZeros = zeros
+        book.save(d / name)
+
+    return setup
+
+
+def _index_parquet(d: Path) -> None:
+    """r.parquet: patients 1, 2 twice (two exports joined), the ids in pandas' index."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"patient": [1, 2, 3, 1], "dr_a": list("yyny"), "dr_b": list("ynny")})
+    frame.set_index("patient").to_parquet(d / "r.parquet")
+
+
+def _passages_as_text(d: Path) -> None:
+    """t.parquet: a DataFrame's passages column of JSON text (a CSV cell's form)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns = {"system": ["A"], "question_id": ["q1"], "sentence_id": ["s1"], "claim_id": ["c1"]}
+    columns |= {"claim": ["a"], "verdict": ["refuted"], "passages": [PASSAGE_TEXT]}
+    pq.write_table(pa.table(columns), d / "t.parquet")
+    _write({"l.csv": "sentence_id,has_error\ns1,true\n"})(d)
+
+
+def _indexed_workbook(d: Path) -> None:
+    """l.xlsx as pandas' to_excel writes it: its row index in column A, an empty header."""
+    import pandas as pd
+
+    pd.DataFrame({"sentence_id": ["7", "8"], "has_error": [True, False]}).to_excel(d / "l.xlsx")
+
+
+def _ls_csv_export(d: Path) -> None:
+    from tests.judge_helpers import write_codebook
+    from tests.labelstudio_helpers import toy_codebook
+
+    write_codebook(d / "cb.yaml", toy_codebook())
+    _write({"project-7.csv": "id,failcodes_unit_id,entity,annotator\n101,u1,irrelevant,3\n"})(d)
+
+
+def _agreement_then_corrected(d: Path) -> None:
+    """An agreement-only study whose agreement/drs.json was computed from ratings.csv, then a
+    rating corrected (tests/test_s21_t21agr.py: Cohen 0.600 shown where it is now 0.800)."""
+    from failcodes.codebook import bundled, dump
+
+    study = d / "st"
+    study.mkdir()
+    toml = '[[agreements]]\nname = "planned"\npath = "planned.csv"\nbootstrap = 0\n'
+    (study / "failcodes.toml").write_text(
+        f'name = "s"\ncodebook = "cb.yaml"\n{toml}', encoding="utf-8"
+    )
+    (study / "cb.yaml").write_text(dump(bundled()), encoding="utf-8")
+    (study / "planned.csv").write_text("unit,r1,r2\n1,a,a\n2,a,b\n", encoding="utf-8")
+    ratings = d / "ratings.csv"
+    ratings.write_text("unit,dr_a,dr_b\n1,yes,yes\n2,no,yes\n3,no,no\n", encoding="utf-8")
+    saved = str(study / "agreement" / "drs.json")
+    assert main_quiet(["run", str(study)])
+    assert main_quiet(["agree", str(ratings), "--stat", "cohen", "--bootstrap", "0", "-o", saved])
+    ratings.write_text("unit,dr_a,dr_b\n1,yes,yes\n2,yes,yes\n3,no,no\n", encoding="utf-8")
+
+
+PASSAGE_TEXT = json.dumps([{"passage_id": "p1", "rank": 1, "text": "t"}])
+#: One system, three sentences, s1 in two claims (tests/test_s21_t21red1.py's _SPLIT).
+SPLIT = (
+    "system,question_id,sentence_id,claim_id,claim,verdict\ngpt,q1,s1,s1c1,x,supported\n"
+    "gpt,q1,s1,s1c2,y,refuted\ngpt,q1,s2,s2c1,z,supported\ngpt,q2,s3,s3c1,w,supported\n"
+)
+SHOWN = ": the value held would be read; show the values as held (number format General), or "
+SHOWN += "round them (=ROUND)"
+PER_RETRIEVER = (
+    "claim_id,question_id,claim,verdict,retriever,passage,gold\nc1,q1,a,refuted,bm25,t1,wrong\n"
+    "c1,q1,a,refuted,dense,t2,wrong\nc2,q1,b,supported,bm25,t3,ok\n"
+)
+
+# sessions 20 and 21's refusals (issue 30; audited by t21bad), each tested in its own file
+# with the numbers around it: the line here is the one the command gives
+SESSION20_CASES: list[Case] = [
+    Case(
+        # R's NA in a verdict column given to metrics directly: an unknown verdict whose way
+        # through is ingest's option, not an --alias (ecbe895; tests/test_s20_red1.py)
+        "metrics/a-verdict-written-na",
+        ("metrics", "--traces", "{d}/t.csv", "--labels", "{d}/l.csv"),
+        _write(
+            {
+                "t.csv": "system,question_id,sentence_id,claim_id,claim,verdict\n"
+                "A,q1,1,1,a,supported\nA,q1,2,2,b,NA\n",
+                "l.csv": "sentence_id,has_error\n1,false\n2,true\n",
+            }
+        ),
+        line="failcodes: error: {d}/t.csv:3, field 'verdict': unknown verdict 'NA' (canonical "
+        "verdicts: ambiguous, no_evidence, out_of_scope, refuted, supported; a missing mark: "
+        "`ingest generic --option no_verdict=drop` leaves such rows out)",
+    ),
+    Case(
+        # a spreadsheet's '-' read as a row without a verdict, refused by default (15e0677)
+        "ingest-generic/a-verdict-written-as-a-dash",
+        (
+            *("ingest", "generic", "{d}/t.csv", "-o", "{d}/o.jsonl", "--labels-out"),
+            *("{d}/l.jsonl", "--map", "id=sentence_id", "--system", "A"),
+            *("--label-rule", "gold = wrong -> error"),
+        ),
+        _write({"t.csv": "id,claim,verdict,gold\n1,a,refuted,wrong\n2,b,-,wrong\n"}),
+        line="failcodes: error: {d}/t.csv:3, field 'verdict': no verdict (this row's columns: "
+        "id, claim, verdict, gold): name the verdict's column with --map COLUMN=verdict; if the "
+        "verifier failed on this claim, --option no_verdict=drop leaves such rows out, counted "
+        "in a note",
+    ),
+    Case(
+        # 'skip' among numbers: a category of its own, read with no word (c96604f)
+        "agree/skip-among-numeric-ratings",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "unit,r1,r2\n1,1,1\n2,2,skip\n3,2,2\n"}),
+        line="failcodes: error: {d}/r.csv:3, field 'r2': 'skip' among numeric ratings: a "
+        "missing rating (R writes NA)? leave the cell empty (it would be a category of its "
+        "own); a category indeed: list the categories with --categories",
+    ),
+    Case(
+        # one row per reader, a column per question: the questions read as raters (1f4cb44)
+        "agree/rater-columns-named-like-units",
+        ("agree", "{d}/r.csv"),
+        _write(
+            {
+                "r.csv": "reader,q1,q2,q3,q4\nAnn,yes,no,yes,no\nBob,yes,no,no,no\n"
+                "Cat,yes,yes,yes,no\nDan,no,no,yes,no\nEve,yes,no,yes,yes\n"
+            }
+        ),
+        line="failcodes: error: {d}/r.csv:1: 4 rater columns (q1, q2, q3, ...) named like "
+        "units: is the table one row per rater and one column per unit? agreement needs one "
+        "row per unit: transpose it (to read it as given, name the raters with --raters)",
+    ),
+    Case(
+        # a label column per system beside --verdict-column: claude scored on gpt's labels
+        # (2e8ad51)
+        "ingest-generic/a-label-column-per-system",
+        (
+            *("ingest", "generic", "{d}/w.csv", "--map", "id=sentence_id", "--option"),
+            *("unmapped=drop", "--verdict-column", "gpt", "--verdict-column", "claude"),
+            *("-o", "{d}/t.jsonl", "--label-rule", "gpt_label = wrong -> error"),
+            *("--labels-out", "{d}/l.jsonl"),
+        ),
+        _write(
+            {
+                "w.csv": "id,claim,gpt,claude,gpt_label,claude_label\n"
+                "1,a,supported,refuted,ok,wrong\n"
+            }
+        ),
+        line="failcodes: error: {d}/w.csv:1, field 'gpt_label': column 'gpt_label' names system "
+        "'gpt', but --verdict-column gives every system's trace the same columns (claude's "
+        "would hold it too): ingest each system apart (its --verdict-column, its own --map; "
+        "its own --label-rule, --option label_scope=system; the label files made one with "
+        "ingest generic-labels A B -o OUT) and give the trace files together",
+    ),
+    Case(
+        # two models' claims pooled into one system's sentence (71099e3)
+        "ingest-generic/two-verifiers-under-one-system-name",
+        (
+            *("ingest", "generic", "{d}/long.csv", "-o", "{d}/t.jsonl", "--option"),
+            *("ids=claim", "--map", "qid=question_id", "--map", "sid=sentence_id"),
+            *("--map", "model=verifier"),
+        ),
+        _write(
+            {
+                "long.csv": "model,system,qid,sid,claim,verdict\ngpt-4o,rag,q1,s1,a,refuted\n"
+                "llama,rag,q1,s1,a2,supported\n"
+            }
+        ),
+        line="failcodes: error: {d}/long.csv:3, field 'verifier': sentence 's1' of question "
+        "'q1' (system 'rag') was checked by verifier 'llama' here and by another at line 2: two "
+        "pipelines under one system name, their claims pooled into one sentence; give each its "
+        "own system: --map model=system beside --map model=verifier (a system column kept: "
+        "--map system=retriever, or --map system=)",
+    ),
+    Case(
+        # the shared labels carried in two files, one per system's sheet (665a05d)
+        "ingest-generic-labels/the-same-label-in-two-files",
+        ("ingest", "generic-labels", "{d}/a.csv", "{d}/b.csv", "-o", "{d}/l.jsonl"),
+        _write(
+            {
+                "a.csv": "sentence_id,has_error\n7,true\n8,false\n",
+                "b.csv": "sentence_id,has_error\n8,false\n",
+            }
+        ),
+        line="failcodes: error: {d}/b.csv:2, field 'sentence_id': duplicate label for sentence "
+        "'8' (first at {d}/a.csv:3); the same labels in several files? failcodes ingest "
+        "generic-labels FILES -o OUT --option duplicates=same keeps one of each target "
+        "labelled alike",
+    ),
+    Case(
+        # gpt's label of a question only claude answered: read by metrics as a sentence gpt
+        # made no claim for (f50f371)
+        "metrics/a-per-system-label-of-another-systems-question",
+        ("metrics", "--traces", "{d}/t.csv", "--labels", "{d}/l.csv"),
+        _write(
+            {
+                "t.csv": "system,question_id,sentence_id,claim_id,claim,verdict\n"
+                "gpt,1,1,1,a,supported\nclaude,1,1,1,a,supported\nclaude,3,3,3,c,refuted\n",
+                "l.csv": "system,question_id,sentence_id,has_error\ngpt,1,1,false\n"
+                "gpt,3,3,false\nclaude,1,1,true\n",
+            }
+        ),
+        line="failcodes: error: {d}/l.csv:3, field 'sentence_id': system 'gpt': no trace has "
+        "sentence_id '3' and no trace has question_id '3'",
+    ),
+    Case(
+        # a DataFrame's passages as JSON text saved as Parquet (d494524)
+        "metrics/parquet-passages-as-json-text",
+        ("metrics", "--traces", "{d}/t.parquet", "--labels", "{d}/l.csv"),
+        _passages_as_text,
+        line="failcodes: error: {d}/t.parquet:1, field 'passages': Input should be a valid "
+        f"tuple (got {PASSAGE_TEXT!r}); passages as JSON text? failcodes ingest generic FILE "
+        "-o NEW.jsonl reads it",
+    ),
+    Case(
+        # pandas' to_excel row index under an empty header cell (b0b1afd)
+        "ingest-generic-labels/workbook-with-pandas-index-column",
+        ("ingest", "generic-labels", "{d}/l.xlsx", "-o", "{d}/l.jsonl"),
+        _indexed_workbook,
+        line="failcodes: error: {d}/l.xlsx:1: empty header cell in column A (every column "
+        "needs a name); pandas' row index (to_excel(index=False)) or a table that starts "
+        "further right? delete column A",
+    ),
+    Case(
+        # Label Studio's CSV export: 'malformed JSON (Expecting value at column 1)' (2dcf7b1)
+        "labelstudio-import/a-csv-export",
+        (*LS_IMPORT, "{d}/project-7.csv", "-o", "{d}/h.jsonl"),
+        _ls_csv_export,
+        line="failcodes: error: {d}/project-7.csv: a CSV or TSV export (its rows hold no "
+        "annotator, annotation id or time): export the project as JSON",
+    ),
+    Case(
+        # patients 1, 2 twice in pandas' index: read as 4 row-numbered units (e58070a)
+        "agree/parquet-index-unit-on-two-rows",
+        ("agree", "{d}/r.parquet"),
+        _index_parquet,
+        line="failcodes: error: {d}/r.parquet:4, field 'patient': unit '1' is on two rows "
+        "(first at line 1): one row per unit and rater? name the columns with --long "
+        "RATER_COLUMN,RATING_COLUMN (no rater column? add one naming the rater of each row)",
+    ),
+    Case(
+        # 1.4 shown as 1: read as held, a category of its own (0ebb7e5)
+        "agree/a-rating-excel-shows-rounded",
+        ("agree", "{d}/r.xlsx"),
+        _formatted_sheet("r.xlsx", "0", [1.4, 0, 1, 0]),
+        line="failcodes: error: {d}/r.xlsx:2, field 'dr_b': cell C2 holds 1.4, which Excel "
+        "shows as 1 (number format '0')" + SHOWN,
+    ),
+    Case(
+        # a format whose empty section hides the value (5b74037)
+        "agree/a-rating-a-format-hides",
+        ("agree", "{d}/r.xlsx"),
+        _formatted_sheet("r.xlsx", "0;-0;;@", [1, 0, 1, 0]),
+        line="failcodes: error: {d}/r.xlsx:3, field 'dr_b': cell C3 holds 0, which Excel "
+        "shows as an empty cell (number format '0;-0;;@')" + SHOWN,
+    ),
+    Case(
+        # a thousands-scaling comma: 1400 shown as 1 (5b74037)
+        "agree/a-rating-a-format-scales",
+        ("agree", "{d}/r.xlsx"),
+        _formatted_sheet("r.xlsx", "0,", [1400, 0, 1000, 0]),
+        line="failcodes: error: {d}/r.xlsx:2, field 'dr_b': cell C2 holds 1400, which Excel "
+        "shows as 1 (number format '0,')" + SHOWN,
+    ),
+    Case(
+        # a text whose format hides it (7a81df3)
+        "agree/a-text-rating-a-format-hides",
+        ("agree", "{d}/r.xlsx"),
+        _formatted_sheet("r.xlsx", ";;;", ["yes", "no", "yes", "no"]),
+        line="failcodes: error: {d}/r.xlsx:2, field 'dr_b': cell C2 holds 'yes', which Excel "
+        "shows as an empty cell (number format ';;;')" + SHOWN,
+    ),
+    Case(
+        # a label rule's column shown otherwise: 2.6 shown 3 read as no error (2c88475)
+        "ingest-generic-labels/a-label-rule-column-excel-shows-rounded",
+        (
+            *SHEET_LABELS,
+            "--label-rule",
+            "dr_b = 3 -> error",
+            "--map",
+            "unit=sentence_id",
+            "--map",
+            "dr_a=",
+        ),
+        _formatted_sheet("l.xlsx", "0", [3, 2.6, 1, 1]),
+        line="failcodes: error: {d}/l.xlsx:3, field 'dr_b': cell C3 holds 2.6, which Excel "
+        "shows as 3 (number format '0')" + SHOWN,
+    ),
+]
+
+SESSION21_CASES: list[Case] = [
+    Case(
+        # a zero shown as a word: percent 7/10 for a sheet showing 'none' (06e83d7)
+        "agree/a-rating-a-format-shows-as-text",
+        ("agree", "{d}/r.xlsx"),
+        _formatted_sheet("r.xlsx", '0;-0;"none"', [1, 0, 1, 0]),
+        line="failcodes: error: {d}/r.xlsx:3, field 'dr_b': cell C3 holds 0, which Excel "
+        "shows as 'none' (number format '0;-0;\"none\"')" + SHOWN,
+    ),
+    Case(
+        # the sheet's option 'Show a zero ...' off (06e83d7)
+        "agree/zeros-the-sheet-hides",
+        ("agree", "{d}/r.xlsx"),
+        _formatted_sheet("r.xlsx", "General", [1, 0, 1, 0], zeros=False),
+        line="failcodes: error: {d}/r.xlsx:3, field 'dr_a': cell B3 holds 0, which Excel "
+        "shows as an empty cell (the sheet's option 'Show a zero in cells that have zero "
+        "value' is off): the value held would be read; turn the option on (Excel: File > "
+        "Options > Advanced) to see them",
+    ),
+    Case(
+        # [] under --sets: no code given, or not rated? (48dde3a)
+        "agree/an-empty-list-of-codes-under-sets",
+        ("agree", "{d}/e.jsonl", "--sets", ";"),
+        _write(
+            {
+                "e.jsonl": '{"unit": "u1", "r1": ["a"], "r2": ["a"]}\n'
+                '{"unit": "u2", "r1": [], "r2": ["b"]}\n'
+            }
+        ),
+        line="failcodes: error: {d}/e.jsonl:2, field 'r1': an empty list of codes (codes are "
+        "texts or whole numbers without ';'; not rated: null; no code given: a code of its "
+        "own, e.g. 'none')",
+    ),
+    Case(
+        # a mixed panel priced as one model: haiku's $0.0606 read as $0.0169 (c6d8c4f)
+        "judge/price-as-a-panel-calling-two-apis",
+        (
+            *JUDGE,
+            "-o",
+            "{d}/run",
+            "--judge",
+            "openai:gpt-5-mini",
+            "--judge",
+            *("anthropic:claude-haiku-4-5", "--price-as", "openai:gpt-5-mini", "--dry-run"),
+        ),
+        _mk_dir(),
+        line="failcodes: error: --price-as openai:gpt-5-mini prices every judge of the run; "
+        "these call two APIs (openai:gpt-5-mini, anthropic:claude-haiku-4-5); give each judge "
+        "its price with --prices FILE (an entry per judge) instead",
+    ),
+    Case(
+        # sentence ids one system's CSV writes as floats: B scored on none (a8d7b06)
+        "metrics/a-sentence-id-one-system-writes-as-a-float",
+        ("metrics", "--traces", "{d}/a.csv", "--traces", "{d}/b.csv", "--labels", "{d}/l.csv"),
+        _write(
+            {
+                "a.csv": "system,question_id,sentence_id,claim_id,claim,verdict\n"
+                "A,1,1,1,c1,refuted\nA,1,2,2,c2,supported\n",
+                "b.csv": "system,question_id,sentence_id,claim_id,claim,verdict\n"
+                "B,1.0,1.0,1.0,c1,supported\nB,1.0,2.0,2.0,c2,refuted\n",
+                "l.csv": "sentence_id,has_error\n1,true\n2,false\n",
+            }
+        ),
+        line="failcodes: error: {d}/l.csv:2, field 'sentence_id': the traces write sentence '1' "
+        "also as '1.0' (as a float, as a CSV of a pandas column with a missing value holds "
+        "it): the label applies to '1' only, so the claims under '1.0' count unlabelled and a "
+        "system that wrote only '1.0' is scored as making no claim for '1' (no error flagged); "
+        "write the id one way in every traces file",
+    ),
+    Case(
+        # the same claim on a row per retriever, its old way through no way (c52e83d)
+        "ingest-generic/the-same-claim-on-a-row-per-retriever",
+        (
+            *("ingest", "generic", "{d}/t.csv", "-o", "{d}/o.jsonl", "--labels-out"),
+            *("{d}/l.jsonl", "--passage-column", "passage", "--label-rule"),
+            *("gold = wrong -> error", "--system", "rag"),
+        ),
+        _write({"t.csv": PER_RETRIEVER}),
+        line="failcodes: error: {d}/t.csv:3, field 'claim_id': duplicate (system, claim_id) = "
+        "('rag', 'c1'); first at line 2; the same claim of one sentence on two rows (the row "
+        "twice, or a row per passage or per retriever?): give one row per claim, its passages "
+        "a list (--map COLUMN=passages), or each retriever a system (--map retriever=system)",
+    ),
+    Case(
+        # a has_error column beside the rule's: the rule overwrote it with no word (48e2e19)
+        "ingest-generic-labels/a-label-rule-beside-a-has-error-column",
+        (*GENERIC_LABELS, "--label-rule", "gold = wrong -> error"),
+        _write({"l.csv": "sentence_id,has_error,gold\ns1,true,ok\ns2,false,wrong\n"}),
+        line="failcodes: error: {d}/l.csv:2, field 'has_error': column 'has_error' gives "
+        "has_error and --label-rule reads 'gold': which one is the label? leave out the rule, "
+        "or the column (--map has_error=)",
+    ),
+    Case(
+        # a saved agreement of ratings corrected since: the report showed the old kappa
+        # (e124773)
+        "report/an-agreement-of-ratings-corrected-since",
+        ("report", "{d}/st", "-o", "{d}/r"),
+        _agreement_then_corrected,
+        line="failcodes: error: {d}/st/agreement/drs.json: was computed from {d}/ratings.csv as "
+        "it was then, changed since (a rating corrected?): the report would show the old "
+        "agreement; compute it again (failcodes agree {d}/ratings.csv --stat cohen --bootstrap "
+        "0 -o {d}/st/agreement/drs.json), or delete it",
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -5652,6 +6058,8 @@ CASES = (
     + SESSION11_CASES
     + SESSION12_CASES
     + SESSION13_CASES
+    + SESSION20_CASES
+    + SESSION21_CASES
 )
 
 
