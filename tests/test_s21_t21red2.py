@@ -200,3 +200,47 @@ def test_numeric_code_sets_on_the_first_row_are_read_under_sets(
     path.write_text("unit,r1,r2\n" + "\n".join(rows) + "\n")
     got = _agree_json([str(path), "--sets", ";", "--stat", "percent"], capsys)
     assert got[0]["value"] == pytest.approx(3 / 4)
+
+
+def test_an_annotation_file_says_units_coded_by_unequal_numbers_of_coders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The ratings of test_units_rated_by_unequal_numbers_of_raters_are_said as an annotation
+    # file (x exact_entity, y partial_entity; carol codes u1..u3 only): entity Fleiss by hand
+    # (13/18 - 650/1296) / (1 - 650/1296) in Gwet's form. The first line said nothing of it
+    # (not even which coder coded fewer units).
+    from failcodes.annotations import Annotation, CoderKind
+    from failcodes.units import UnitKind
+    from tests.judge_helpers import write_codebook
+    from tests.labelstudio_helpers import toy_codebook
+
+    cb = toy_codebook()
+    word = {"x": "exact_entity", "y": "partial_entity"}
+    table = {"u1": "xxx", "u2": "yyy", "u3": "xxy", "u4": "xy", "u5": "yy", "u6": "xx"}
+    lines = []
+    for unit, codes in table.items():
+        for coder, code in zip(["alice", "bob", "carol"][-len(codes) :], codes, strict=True):
+            ann = Annotation(
+                unit_id=unit,
+                unit_kind=UnitKind.RETRIEVAL,
+                codebook=cb.ref(),
+                coder=coder,
+                coder_kind=CoderKind.HUMAN,
+                codes={"entity": word[code], "scope": "exact_scope"},
+            )
+            lines.append(ann.model_dump_json())
+    path = tmp_path / "a.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    book = write_codebook(tmp_path / "cb.yaml", cb)
+    rows = _agree_json([str(path), "--codebook", str(book)], capsys)
+    fleiss = [
+        r
+        for r in rows
+        if (r.get("scope"), r.get("dimension"), r["statistic"]) == ("dimension", "entity", "fleiss")
+    ]
+    pa, pe = 13 / 18, 650 / 1296
+    assert fleiss[0]["value"] == pytest.approx((pa - pe) / (1 - pe))
+    assert (
+        "; units rated by unequal numbers of coders (3 with 3, 3 with 2 ratings): fleiss, "
+        "gwet_ac1 and brennan_prediger in Gwet's (2014) form"
+    ) in rows[0]["notes"][0]

@@ -7,6 +7,7 @@ them as a table or JSON.
 
 from __future__ import annotations
 
+import collections
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import field_validator
 
 from failcodes import jsonio, tableio
-from failcodes.annotations import Annotation, foreign_code
+from failcodes.annotations import Annotation, Status, foreign_code
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.errors import ConfigError, InputError
 from failcodes.sheetio import notes_into
@@ -264,21 +265,29 @@ def _missing_clause(table: Any) -> str:
     short = [f"{r} rated {k}" for r, k in zip(table.raters, rated, strict=True) if k < n]
     if not short:
         return ""
-    # units of 2 and of 3 ratings: Fleiss (1971) needs as many on each (statsmodels'
-    # fleiss_kappa stops on such a table); 0.343 here, 0.236 on the complete units, unsaid
-    per_unit = np.isfinite(table.values).sum(axis=1)
-    sizes, units = np.unique(per_unit[per_unit > 1], return_counts=True)
-    mixed = ", ".join(f"{u} with {k}" for k, u in zip(sizes[::-1], units[::-1], strict=True))
     return (
         f"; missing ratings: {', '.join(short)} of {n} units (a unit enters with two or more "
-        "ratings)"
-        + (
-            f"; units rated by unequal numbers of raters ({mixed} ratings): fleiss, conger, "
-            "gwet_ac1/ac2 and brennan_prediger in Gwet's (2014) form for them (Fleiss 1971 and "
-            "statsmodels' fleiss_kappa need as many ratings on every unit)"
-            if len(sizes) > 1
-            else ""
-        )
+        "ratings)" + _unequal_clause(np.isfinite(table.values).sum(axis=1).tolist(), "raters")
+    )
+
+
+def _unequal_clause(per_unit: list[int], who: str) -> str:
+    """For the first line: units rated by unequal numbers of raters ('' if not).
+
+    Units of 2 and of 3 ratings: Fleiss (1971) needs as many on each (statsmodels'
+    fleiss_kappa stops on such a table); Gwet's (2014) form gave 0.343, the complete units
+    0.236, said only as 'missing ratings' (as where Fleiss 1971 holds), and an annotation
+    file's coders not at all.
+    """
+    sizes = collections.Counter(k for k in per_unit if k > 1)
+    if len(sizes) < 2:
+        return ""
+    mixed = ", ".join(f"{sizes[k]} with {k}" for k in sorted(sizes, reverse=True))
+    stats = "fleiss, conger, gwet_ac1/ac2" if who == "raters" else "fleiss, gwet_ac1"
+    return (
+        f"; units rated by unequal numbers of {who} ({mixed} ratings): {stats} and "
+        "brennan_prediger in Gwet's (2014) form for them (Fleiss 1971 and statsmodels' "
+        "fleiss_kappa need as many ratings on every unit)"
     )
 
 
@@ -643,7 +652,15 @@ class AgreeRequest(Request):
                 0,
                 f"{annotation_shape_line(annotations, multi)}; {found}"
                 + one_code_clause(annotations)
-                + unmatched_clause(annotations),
+                + unmatched_clause(annotations)
+                + _unequal_clause(
+                    list(
+                        collections.Counter(
+                            a.unit_id for a in annotations if a.status is Status.SCORED
+                        ).values()
+                    ),
+                    "coders",
+                ),
             )
             pooled = pooled_line(annotations)
             if pooled is not None:
