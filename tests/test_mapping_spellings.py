@@ -34,7 +34,7 @@ def _files(tmp_path: Path) -> list[str]:
     traces = [
         Trace(
             system=system,
-            question_id="q1",
+            question_id=f"q{i}",  # one sentence a question: compare's units are questions
             sentence_id=f"s{i}",
             claim_id=f"s{i}c",
             claim="c",
@@ -43,7 +43,7 @@ def _files(tmp_path: Path) -> list[str]:
         for system, verdicts in VERDICTS.items()
         for i, v in enumerate(verdicts)
     ]
-    labels = [Label(question_id="q1", sentence_id=f"s{i}", has_error=i < 6) for i in range(12)]
+    labels = [Label(question_id=f"q{i}", sentence_id=f"s{i}", has_error=i < 6) for i in range(12)]
     traceio.write_traces(tmp_path / "t.jsonl", traces)
     labelio.write_labels(tmp_path / "l.jsonl", labels)
     return ["--traces", str(tmp_path / "t.jsonl"), "--labels", str(tmp_path / "l.jsonl")]
@@ -92,7 +92,8 @@ def test_compare_holm_counts_each_pair_once_per_mapping(
     Hits: A s0-s5 (6), B s0-s1 (2), C s0-s2 (3). Discordant pairs: A vs B 4/0 -> exact
     two-sided p = 2 * 0.5**4 = 0.125; A vs C 3/0 -> 0.25; B vs C 0/1 -> 1. Holm over these 3
     pairs: 0.375, 0.5, 1 (statsmodels' multipletests below). Had the duplicate spelling been
-    let through and pooled, 6 tests would give 0.75 for A vs B.
+    let through and pooled, 6 tests would give 0.75 for A vs B. (Each sentence its own
+    question: were all in one, compare would take that question as its one unit, p 1.)
     """
     args = ["compare", *_files(tmp_path), "-m", "refuted+no_evidence", "-m", "refuted"]
     code, out, err = run_cli(

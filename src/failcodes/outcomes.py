@@ -44,6 +44,7 @@ class PairedOutcomes:
     policy: WithoutClaimsPolicy = DEFAULT_WITHOUT_CLAIMS
     shape: DataShape | None = None  # what was assumed of the data (labelscope)
     unanswered: int = 0  # labelled units left out: a system never answered their question
+    questions: list[str] = field(default_factory=list)  # each unit's question (its cluster)
 
 
 def paired_outcomes_from_traces(
@@ -108,6 +109,7 @@ def paired_outcomes_from_traces(
         if policy is WithoutClaimsPolicy.EXCLUDE:
             dropped.add((m.question_id, m.sentence_id))
     ids: list[str] = []
+    qids: list[str] = []
     truth: list[float] = []
     preds: list[list[float]] = []
     unanswered = 0
@@ -119,6 +121,7 @@ def paired_outcomes_from_traces(
             unanswered += 1  # (paired: left out for every system)
             continue
         ids.append(f"{qid}/{sid}")
+        qids.append(qid)
         truth.append(float(lab.has_error))
         preds.append([float(per.get(s, False)) for s in systems])
     if not ids:
@@ -140,6 +143,7 @@ def paired_outcomes_from_traces(
             without_claims=policy.value,
         ),
         unanswered=unanswered,
+        questions=qids,
     )
 
 

@@ -32,6 +32,7 @@ def compare_step(ctx: DemoContext) -> StepOutput:
             metrics=("recall", "f1"),
             n_resamples=DEMO_BOOTSTRAP,
             seed=DEMO_SEED,
+            clusters=paired.questions,
         )
         rows = [r.model_dump() for r in results]
         layout = StudyLayout.of(ctx.out_dir)

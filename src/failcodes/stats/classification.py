@@ -9,6 +9,12 @@
   paired bootstrap over units with the shifted-null p-value; Holm-corrected across pairs.
   Both are vectorised: per-unit TP/FP/FN columns times a (resamples x units) matrix.
 
+With ``clusters`` (a question id per unit) every test takes the question as its unit: the
+bootstrap resamples and the permutation swaps whole questions; Cochran's Q and McNemar use
+question totals, under swapping the systems within whole questions (at k = 2
+``(sum_k d_k)^2 / sum_k d_k^2``, d_k = b_k - c_k: Obuchowski 1998's statistic times K/(K-1),
+Yang et al. 2010). With one unit per question each equals its unclustered form exactly.
+
 Arrays in, :class:`~failcodes.stats.tests.TestResult` out. Units with a missing outcome for
 any system are dropped (the tests are paired).
 """
@@ -28,6 +34,7 @@ from failcodes.stats.bootstrap import (
     DEFAULT_CHUNK,
     FloatArray,
     check_confidence,
+    cluster_sums,
     make_rng,
     percentile_interval,
     resampling_weights,
@@ -59,23 +66,65 @@ def _binary_matrix(
     return data, labels
 
 
-def _complete(data: FloatArray) -> FloatArray:
-    out: FloatArray = data[~np.isnan(data).any(axis=1)]
-    return out
+#: Question ids per unit (the bootstrap, permutation and McNemar/Cochran clusters), or None.
+Clusters = npt.ArrayLike | None
 
 
-def cochrans_q(outcomes: npt.ArrayLike, names: Sequence[str] | None = None) -> TestResult:
-    """Cochran's Q test that k >= 2 systems have the same success rate on paired units."""
+def _complete(data: FloatArray) -> npt.NDArray[np.bool_]:
+    """The units with an outcome for every column (the paired units)."""
+    return np.asarray(~np.isnan(data).any(axis=1), dtype=np.bool_)
+
+
+def _units_of(kept: FloatArray, clusters: Clusters, keep: npt.NDArray[np.bool_]) -> FloatArray:
+    """The kept units' columns summed per question (the units themselves without ``clusters``)."""
+    if clusters is None:
+        return kept
+    ids = np.asarray(clusters)
+    if ids.shape != keep.shape:
+        raise StatisticsError(f"got {ids.size} question ids for {keep.size} units")
+    return cluster_sums(kept, ids[keep])
+
+
+def _sign_flip_p(d: FloatArray) -> float:
+    """Two-sided exact p of ``sum d`` when each question's sign is flipped with probability 1/2.
+
+    The exact McNemar test swaps the two systems per unit (every d = +-1: the binomial); on
+    question totals d_k it swaps them per question: the questions with |d_k| = v add
+    v (2 B - m), B ~ Binomial(m, 1/2) for m such questions, and the values v are convolved.
+    """
+    from scipy import stats as sps  # lazy (see cochrans_q)
+
+    steps, counts = np.unique(np.abs(d[d != 0]).astype(np.int64), return_counts=True)
+    pmf: FloatArray = np.ones(1)
+    for v, m in zip(steps.tolist(), counts.tolist(), strict=True):
+        part = np.zeros(2 * v * m + 1)
+        part[:: 2 * v] = sps.binom.pmf(np.arange(m + 1), m, 0.5)
+        pmf = np.convolve(pmf, part).astype(np.float64)
+    support = np.arange(pmf.size) - (pmf.size - 1) // 2
+    return float(min(1.0, pmf[np.abs(support) >= abs(float(d.sum())) - 1e-9].sum()))
+
+
+def cochrans_q(
+    outcomes: npt.ArrayLike, names: Sequence[str] | None = None, *, clusters: Clusters = None
+) -> TestResult:
+    """Cochran's Q test that k >= 2 systems have the same success rate on paired units.
+
+    ``(k-1) (k sum_j C_j^2 - T^2) / (k sum_q sum_j x_qj^2 - sum_q R_q^2)`` over units q
+    (Cochran 1950; x binary, so sum_j x_qj^2 = R_q). With ``clusters``, over questions: x_qj is
+    system j's successes in question q, the permutation variance of swapping systems within
+    whole questions; at k = 2 it is ``(sum_q d_q)^2 / sum_q d_q^2`` (module docstring).
+    """
     data, labels = _binary_matrix(outcomes, names)
     k = data.shape[1]
     if k < 2:
         raise StatisticsError(f"Cochran's Q needs at least 2 systems, got {k}")
-    x = _complete(data)
-    n = x.shape[0]
+    keep = _complete(data)
+    n = int(keep.sum())
+    x = _units_of(data[keep], clusters, keep)
     col = x.sum(axis=0)
     row = x.sum(axis=1)
     total = float(col.sum())
-    denom = k * total - float((row**2).sum())
+    denom = k * float((x**2).sum()) - float((row**2).sum())
     if n == 0 or denom <= 0:
         return TestResult(
             test="cochran_q",
@@ -84,7 +133,12 @@ def cochrans_q(outcomes: npt.ArrayLike, names: Sequence[str] | None = None) -> T
             df=k - 1,
             p_value=None,
             n=n,
-            undefined_reason="no unit has mixed outcomes across systems: Q is 0/0"
+            undefined_reason=(
+                "no unit has mixed outcomes across systems"
+                if clusters is None
+                else "no question's totals differ across systems"
+            )
+            + ": Q is 0/0"
             if n
             else "no unit has an outcome for every system",
         )
@@ -102,26 +156,35 @@ def cochrans_q(outcomes: npt.ArrayLike, names: Sequence[str] | None = None) -> T
 
 
 def mcnemar(
-    a: npt.ArrayLike, b: npt.ArrayLike, *, label: str = "a vs b", exact_below: int = 25
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    *,
+    label: str = "a vs b",
+    exact_below: int = 25,
+    clusters: Clusters = None,
 ) -> TestResult:
     """McNemar's test on paired binary outcomes of two systems.
 
     Exact binomial (two-sided, ``statistic`` = min(b, c)) when the discordant pairs number
-    fewer than ``exact_below``; otherwise chi-square with continuity correction. ``effect``
-    is the difference in success rates ``(b - c) / n``.
+    fewer than ``exact_below``; otherwise chi-square with continuity correction
+    ``(|b - c| - 1)^2 / (b + c)``. ``effect`` is the difference in success rates
+    ``(b - c) / n``. With ``clusters``, swapped per question: exact sign flips of the
+    questions' d_k = b_k - c_k, or ``(|sum d_k| - 1)^2 / sum d_k^2`` (module docstring).
     """
     x = np.column_stack([np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)])
     data, _ = _binary_matrix(x, ["a", "b"])
-    pairs = _complete(data)
+    keep = _complete(data)
+    pairs = data[keep]
     n = pairs.shape[0]
     n10 = int(((pairs[:, 0] == 1) & (pairs[:, 1] == 0)).sum())
     n01 = int(((pairs[:, 0] == 0) & (pairs[:, 1] == 1)).sum())
     disc = n10 + n01
     effect = (n10 - n01) / n if n else None
+    d = _units_of(data[keep, :1] - data[keep, 1:], clusters, keep)[:, 0]
     from scipy import stats as sps  # lazy (see cochrans_q)
 
-    if disc < exact_below:
-        p = float(min(1.0, 2.0 * sps.binom.cdf(min(n10, n01), disc, 0.5))) if disc else 1.0
+    if disc < exact_below or not d.any():  # (every question's b_k = c_k: p 1)
+        p = _sign_flip_p(d)
         return TestResult(
             test="mcnemar_exact",
             comparison=label,
@@ -131,7 +194,7 @@ def mcnemar(
             effect_name="difference_in_rates",
             n=n,
         )
-    chi2 = (abs(n10 - n01) - 1.0) ** 2 / disc
+    chi2 = (abs(n10 - n01) - 1.0) ** 2 / float((d**2).sum())
     return TestResult(
         test="mcnemar_chi2",
         comparison=label,
@@ -145,25 +208,41 @@ def mcnemar(
 
 
 def pairwise_mcnemar(
-    outcomes: npt.ArrayLike, names: Sequence[str] | None = None, *, exact_below: int = 25
+    outcomes: npt.ArrayLike,
+    names: Sequence[str] | None = None,
+    *,
+    exact_below: int = 25,
+    clusters: Clusters = None,
 ) -> list[TestResult]:
     """McNemar for every pair of systems (same complete units), Holm-adjusted."""
     data, labels = _binary_matrix(outcomes, names)
-    x = _complete(data)
+    keep = _complete(data)
+    x = data[keep]
+    ids = None if clusters is None else np.asarray(clusters)[keep]
     results = [
-        mcnemar(x[:, i], x[:, j], label=f"{labels[i]} vs {labels[j]}", exact_below=exact_below)
+        mcnemar(
+            x[:, i],
+            x[:, j],
+            label=f"{labels[i]} vs {labels[j]}",
+            exact_below=exact_below,
+            clusters=ids,
+        )
         for i, j in combinations(range(len(labels)), 2)
     ]
     return with_holm(results)
 
 
 def compare_systems(
-    outcomes: npt.ArrayLike, names: Sequence[str] | None = None, *, exact_below: int = 25
+    outcomes: npt.ArrayLike,
+    names: Sequence[str] | None = None,
+    *,
+    exact_below: int = 25,
+    clusters: Clusters = None,
 ) -> list[TestResult]:
     """Cochran's Q over all systems followed by Holm-corrected pairwise McNemar tests."""
     return [
-        cochrans_q(outcomes, names),
-        *pairwise_mcnemar(outcomes, names, exact_below=exact_below),
+        cochrans_q(outcomes, names, clusters=clusters),
+        *pairwise_mcnemar(outcomes, names, exact_below=exact_below, clusters=clusters),
     ]
 
 
@@ -186,6 +265,7 @@ def paired_metric_tests(
     seed: int | np.random.Generator | None = None,
     confidence: float = 0.95,
     chunk: int = DEFAULT_CHUNK,
+    clusters: Clusters = None,
 ) -> list[TestResult]:
     """Test the difference in F1 or recall for every pair of systems, Holm-adjusted.
 
@@ -193,7 +273,8 @@ def paired_metric_tests(
     error), ``predictions`` (units x systems) each system's binary call. ``effect`` is
     ``metric(A) - metric(B)`` in the comparison "A vs B". The permutation p-value is
     ``(1 + #{|d*| >= |d|}) / (R + 1)``; the bootstrap one ``(1 + #{|d* - d| >= |d|}) / (R + 1)``
-    with a percentile interval for the difference.
+    with a percentile interval for the difference. With ``clusters`` (a question id per unit)
+    the units swapped or resampled are the questions.
     """
     if metric not in ("f1", "recall"):
         raise StatisticsError(f"unknown metric {metric!r}; choose f1 or recall")
@@ -209,7 +290,8 @@ def paired_metric_tests(
             f"truth must be 1-D with one value per unit ({pred.shape[0]}), got shape {y.shape}"
         )
     joined, _ = _binary_matrix(np.column_stack([y, pred]), ["truth", *labels], "truth")
-    joined = _complete(joined)
+    keep = _complete(joined)
+    joined = joined[keep]
     y, pred = joined[:, 0], joined[:, 1:]
     n, k = pred.shape
     if k < 2:
@@ -224,24 +306,28 @@ def paired_metric_tests(
         raise StatisticsError("no unit has a truth value and a prediction from every system")
     if method == "permutation":
         # swapping unit i between A and B moves (tp_B - tp_A)_i from A to B, same for fp, fn
-        cols = np.hstack(
-            [
-                np.column_stack([tp[:, j] - tp[:, i], fp[:, j] - fp[:, i], fn[:, j] - fn[:, i]])
-                for i, j in pairs
-            ]
+        cols = _units_of(
+            np.hstack(
+                [
+                    np.column_stack([tp[:, j] - tp[:, i], fp[:, j] - fp[:, i], fn[:, j] - fn[:, i]])
+                    for i, j in pairs
+                ]
+            ),
+            clusters,
+            keep,
         )
         shifts = np.empty((n_resamples, cols.shape[1]))
         done = 0
         while done < n_resamples:
             block = min(chunk, n_resamples - done)
-            swap = (rng.random((block, n)) < 0.5).astype(np.float64)
+            swap = (rng.random((block, cols.shape[0])) < 0.5).astype(np.float64)
             shifts[done : done + block] = swap @ cols
             done += block
     else:
-        cols = np.hstack([tp, fp, fn])
+        cols = _units_of(np.hstack([tp, fp, fn]), clusters, keep)
         sums = np.empty((n_resamples, cols.shape[1]))
         done = 0
-        for w in resampling_weights(n, n_resamples, rng, chunk=chunk):
+        for w in resampling_weights(cols.shape[0], n_resamples, rng, chunk=chunk):
             sums[done : done + w.shape[0]] = w @ cols
             done += w.shape[0]
         boot = _metric(sums[:, :k], sums[:, k : 2 * k], sums[:, 2 * k :], metric)
@@ -307,6 +393,7 @@ def compare_against_truth(
     n_resamples: int = 10_000,
     seed: int | np.random.Generator | None = None,
     exact_below: int = 25,
+    clusters: Clusters = None,
 ) -> list[TestResult]:
     """Seed 001, appendix A.9: which systems detect the clinician-labelled errors.
 
@@ -316,9 +403,23 @@ def compare_against_truth(
     """
     y = np.asarray(truth, dtype=np.float64)
     pred = np.asarray(predictions, dtype=np.float64)
-    results = compare_systems(pred[y == 1], names, exact_below=exact_below)
+    positive = y == 1
+    ids = None if clusters is None else np.asarray(clusters)
+    results = compare_systems(
+        pred[positive],
+        names,
+        exact_below=exact_below,
+        clusters=None if ids is None else ids[positive],
+    )
     for metric in metrics:
         results += paired_metric_tests(
-            y, pred, names, metric=metric, method=method, n_resamples=n_resamples, seed=seed
+            y,
+            pred,
+            names,
+            metric=metric,
+            method=method,
+            n_resamples=n_resamples,
+            seed=seed,
+            clusters=ids,
         )
     return results
