@@ -244,3 +244,15 @@ def test_an_annotation_file_says_units_coded_by_unequal_numbers_of_coders(
         "; units rated by unequal numbers of coders (3 with 3, 3 with 2 ratings): fleiss, "
         "gwet_ac1 and brennan_prediger in Gwet's (2014) form"
     ) in rows[0]["notes"][0]
+
+
+def test_a_label_studio_export_given_to_agree_names_the_import(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A Label Studio JSON export (a list of tasks) was refused as "unknown ratings format
+    # '.json'" with no way through: the reviews are read by `labelstudio import` first
+    path = tmp_path / "export.json"
+    path.write_text('[{"id": 1, "data": {}, "annotations": []}]')
+    code, _, err = run_cli(["agree", str(path), "--bootstrap", "0"], capsys)
+    assert code == 2
+    assert "(a Label Studio export? failcodes labelstudio import FILE -p PART -o " in err

@@ -76,8 +76,16 @@ def read_ratings_frame(path: str | Path, sets: str | None = None) -> Any:
             lines = [line for line, _ in rows]
             _check_scalar_cells(frame, p, lines, sets)
         else:
+            # a Label Studio export (JSON) had no way through named
+            studio = (
+                " (a Label Studio export? failcodes labelstudio import FILE -p PART -o "
+                "reviews.jsonl, then agree reviews.jsonl)"
+                if suffix == ".json"
+                else ""
+            )
             raise InputError(
-                f"unknown ratings format '{suffix}'; use .csv, .xlsx, .parquet or .jsonl", path=p
+                f"unknown ratings format '{suffix}'; use .csv, .xlsx, .parquet or .jsonl{studio}",
+                path=p,
             )
     except (OSError, ValueError, csv.Error) as exc:
         if isinstance(exc, InputError):
