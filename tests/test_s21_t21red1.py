@@ -346,3 +346,21 @@ def test_a_label_whose_rows_were_dropped_at_ingest_is_named_so(
         assert code == 2
         assert "no trace has sentence_id '3'; 2 row(s) without a verdict dropped at ingest" in err
         assert "its rows among them? leave such labels out" in err
+
+
+def test_compare_checks_a_claim_label_naming_no_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As test_a_claim_label_naming_no_sentence_is_checked_at_sentence_level, for compare:
+    # gpt and claude, shared labels s1, s3 per sentence and s2 through its claim s2c1 alone
+    # (sentence_id empty). main paired n 2 sentences (s2, an error, left out) at exit 0; now
+    # refused as metrics and disagreements refuse it.
+    gpt = _write(tmp_path / "gpt.csv", _SPLIT)
+    claude = _write(tmp_path / "claude.csv", _SPLIT.replace("gpt,", "claude,"))
+    labels = _write(
+        tmp_path / "l.csv", "sentence_id,claim_id,has_error\ns1,,false\n,s2c1,true\ns3,,false\n"
+    )
+    args = ["compare", "--traces", str(gpt), "--traces", str(claude), "--labels", str(labels)]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert "sentence 's2' is labelled through its claims only ('s2c1'" in err

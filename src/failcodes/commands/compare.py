@@ -332,6 +332,7 @@ class CompareRequest(Request):
             self.labels,
             "compare pairs sentences: give sentence labels (ingest generic --label-rule ... "
             "--option label_level=sentence makes them)",
+            traces,
         )
         sets: list[OutcomeSet] = []
         names: list[str] = []
