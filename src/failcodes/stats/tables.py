@@ -674,45 +674,30 @@ def ratings_from_frame(
         for row in as_text.itertuples(index=False)
     ]
     present = [v for row in cells for v in row if v is not None]
-    numeric = True
+    labels: list[str] | None = None  # numbers (and numeric --categories): read as numbers
+    given: list[float] | None = None
     try:
         [float(v) for v in present]
-    except (TypeError, ValueError):
-        numeric = False
-    numeric_categories: list[float] | None = None
-    if numeric and categories is not None:
-        try:
-            numeric_categories = [float(c) for c in categories]
-        except (TypeError, ValueError):
-            numeric_categories = None
-    if numeric and (categories is None or numeric_categories is not None):
-        values = np.array(
-            [[np.nan if v is None else float(v) for v in row] for row in cells], dtype=np.float64
-        ).reshape(len(cells), len(rater_cols))
-        observed = np.unique(values[~np.isnan(values)])
-        if numeric_categories is None:
-            return RatingsTable(values, ids, rater_cols, observed, None, True, *where, left_out=out)
-        cats = np.array(numeric_categories, dtype=np.float64)
-        if np.setdiff1d(observed, cats).size:
-            known = set(numeric_categories)
-            _outside_categories(
-                cells, ids, rater_cols, lambda v: float(v) in known, numeric_categories, source
-            )
-        return RatingsTable(values, ids, rater_cols, cats, None, True, *where, left_out=out)
-    labels_present = sorted({str(v) for v in present})
-    if categories is None:
-        labels = labels_present
-        ordered = False
-    else:
-        labels = [str(c) for c in categories]
-        if any(v not in labels for v in labels_present):
+        given = None if categories is None else [float(c) for c in categories]
+    except (TypeError, ValueError):  # text labels, coded 0..q-1 in their order
+        every = sorted({str(v) for v in present})
+        labels = every if categories is None else [str(c) for c in categories]
+        if any(v not in labels for v in every):
             _outside_categories(cells, ids, rater_cols, lambda v: str(v) in labels, labels, source)
-        ordered = True
-    index = {lab: float(i) for i, lab in enumerate(labels)}
+    index = {lab: float(i) for i, lab in enumerate(labels or ())}
+    code = float if labels is None else (lambda v: index[str(v)])
     values = np.array(
-        [[np.nan if v is None else index[str(v)] for v in row] for row in cells], dtype=np.float64
+        [[np.nan if v is None else code(v) for v in row] for row in cells], dtype=np.float64
     ).reshape(len(cells), len(rater_cols))
-    cats = np.arange(len(labels), dtype=np.float64)
+    cats = np.unique(values[~np.isnan(values)])
+    if labels is not None:
+        cats = np.arange(len(labels), dtype=np.float64)
+    elif given is not None:
+        if np.setdiff1d(cats, given).size:
+            known = set(given)
+            _outside_categories(cells, ids, rater_cols, lambda v: float(v) in known, given, source)
+        cats = np.array(given, dtype=np.float64)
+    ordered = labels is None or categories is not None
     return RatingsTable(values, ids, rater_cols, cats, labels, ordered, *where, left_out=out)
 
 
