@@ -68,7 +68,7 @@ def test_compare_bootstrap_interval_of_a_difference_says_why_it_may_not_cover(
     for r in tests:
         assert (r["ci_low"], r["ci_high"]) == (0.0, 0.0)  # the same calls: every resample 0
         assert r["note"] == (  # 3 positives: "11100000"
-            "interval: zero-width interval; only 8 units (< 50); only 3 positives (< 10)"
+            "interval: zero-width interval; only 8 units (< 50); only 3 positives (< 15)"
         ), r
 
 
@@ -88,4 +88,4 @@ def test_compare_bootstrap_interval_on_few_positives_says_so(
     assert code == 0, err
     recall = [r for r in json.loads(out)["tests"] if r["test"] == "bootstrap_recall"]
     assert [r["effect"] for r in recall] == [0.5]
-    assert recall[0]["note"] == "interval: only 6 positives (< 10)", recall[0]
+    assert recall[0]["note"] == "interval: only 6 positives (< 15)", recall[0]

@@ -33,7 +33,7 @@ from failcodes.metrics import (
     label_coverage,
 )
 from failcodes.spelling import spelling_key
-from failcodes.stats.bootstrap import interval_warning
+from failcodes.stats.bootstrap import DIFF_MIN_POSITIVES, interval_warning
 from failcodes.stats.names import MAX_RESAMPLES
 from failcodes.tracecols import TraceColumns
 
@@ -142,6 +142,7 @@ class CompareResult:
                 n=result.n,
                 n_clusters=self.clusters.get(mapping),
                 n_positives=positives,
+                min_positives=DIFF_MIN_POSITIVES,
                 bounds=(-1.0, 1.0),
             )
             notes.append(why and f"interval: {why}")
