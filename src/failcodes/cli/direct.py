@@ -74,10 +74,10 @@ def _reader(annotation: Any) -> tuple[Callable[[str], Any], bool] | None:
 
 
 def _flags(model: Any) -> dict[str, _Reader]:
-    """Each flag of ``model``'s fields this parser reads: (field, reader, repeats)."""
+    """Each flag of ``model``'s fields this parser reads: (field, reader, repeats); --raw-csv."""
     from failcodes.commands.base import field_flags, is_argument, on_cli
 
-    out: dict[str, _Reader] = {}
+    out: dict[str, _Reader] = {"--raw-csv": ("raw_csv", None, False)}
     for name, info in model.model_fields.items():
         if not on_cli(model, name) or is_argument(model, name):
             continue
@@ -167,7 +167,6 @@ def _metrics(argv: list[str]) -> _Found | None:
     from failcodes.commands.measure import MetricsRequest, RowFormat
 
     flags = _flags(MetricsRequest)
-    flags["--raw-csv"] = ("raw_csv", None, False)
     rows = _plain(re.compile("|".join(typing.get_args(RowFormat))), str)
     flags["--format"] = ("out_format", rows, False)
     values = parse(flags, argv)
@@ -198,7 +197,6 @@ def _ingest(argv: list[str]) -> _Found | None:
     from failcodes.commands.ingest import IngestRequest
 
     flags = _flags(IngestRequest)
-    flags["--raw-csv"] = ("raw_csv", None, False)
     words: list[str] = []
     values = parse(flags, argv, words)
     if values is None or len(words) < 2:
