@@ -364,3 +364,20 @@ def test_compare_checks_a_claim_label_naming_no_sentence(
     code, _, err = run_cli(args, capsys)
     assert code == 2
     assert "sentence 's2' is labelled through its claims only ('s2c1'" in err
+
+
+def test_two_retrievers_ranks_in_one_passage_list_name_a_way_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A trace whose passages hold bm25's rank 1 and dense's rank 1: refused "rank 1 appears
+    # twice; ranks must be unique" with no way through; now it names the two.
+    traces = _write(
+        tmp_path / "t.jsonl",
+        '{"system":"rag","question_id":"q1","sentence_id":"s1","claim_id":"c1","claim":"a",'
+        '"verdict":"refuted","passages":[{"passage_id":"p1","rank":1,"text":"x"},'
+        '{"passage_id":"p2","rank":1,"text":"y"}]}\n',
+    )
+    labels = _write(tmp_path / "l.csv", "sentence_id,has_error\ns1,true\n")
+    code, _, err = run_cli(["metrics", "--traces", str(traces), "--labels", str(labels)], capsys)
+    assert code == 2
+    assert "rank 1 appears twice; ranks must be unique (two retrievers' rankings" in err

@@ -94,7 +94,9 @@ def test_duplicate_passage_ranks_refused_in_jsonl(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         traceio.read_traces(path)
     assert info.value.one_line() == (
-        f"{path}:1, field 'passages': rank 2 appears twice; ranks must be unique"
+        f"{path}:1, field 'passages': rank 2 appears twice; ranks must be unique (two "
+        "retrievers' rankings in one list? rank them as one list, or give each retriever's "
+        "traces a system of its own)"
     )
 
 

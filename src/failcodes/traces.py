@@ -96,7 +96,10 @@ def unique_ranks(passages: tuple[Passage, ...]) -> tuple[Passage, ...]:
     """``passages`` unchanged, or a ValueError naming the first rank given twice."""
     rank = first_repeat(p.rank for p in passages)
     if rank is not None:
-        raise ValueError(f"rank {rank} appears twice; ranks must be unique")
+        raise ValueError(  # two retrievers' top-k lists in one: no way through was named
+            f"rank {rank} appears twice; ranks must be unique (two retrievers' rankings in one "
+            "list? rank them as one list, or give each retriever's traces a system of its own)"
+        )
     return passages
 
 
