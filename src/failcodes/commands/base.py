@@ -16,9 +16,16 @@ import shlex
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Any, ClassVar, Self, TypeVar
+from typing import Any, ClassVar, Self, TypeVar, get_args
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError
@@ -98,7 +105,28 @@ def _word(value: Any) -> str:
     return str(value)
 
 
-class Request(FrozenModel):
+class Options(FrozenModel):
+    """A command's options (a request, or the part of one a study file's table holds)."""
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_for_a_number(cls, value: Any, info: ValidationInfo) -> Any:
+        """``bootstrap=True`` from Python is refused, as the study file refuses it.
+
+        pydantic read it as 1 (1 resample, every interval "only 1 bootstrap resamples";
+        ``seed=True`` seed 1, ``budget=True`` $1).
+        """
+        if isinstance(value, bool) and info.field_name is not None:
+            annotation = cls.model_fields[info.field_name].annotation
+            types = set(get_args(annotation)) or {annotation}
+            if bool not in types and types & {int, float}:
+                raise ValueError(
+                    f"expected a {'whole ' if int in types else ''}number, not {value}"
+                )
+        return value
+
+
+class Request(Options):
     """One use case's inputs; ``run()`` (in the subclass) does the work."""
 
     #: The command's words on the command line (``("metrics",)``, ``("judge", ...)``).

@@ -17,8 +17,7 @@ from typing import Any, ClassVar
 from pydantic import field_validator
 
 from failcodes import fileio, labelio, tableio, traceio
-from failcodes.commands.base import Note, Request, ignore_note, option
-from failcodes.contract import FrozenModel
+from failcodes.commands.base import Note, Options, Request, ignore_note, option
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import check_not_input
 from failcodes.verdicts import Verdict, parse_verdict_declarations
@@ -120,7 +119,7 @@ def _named(value: str | None) -> str | None:
     return value
 
 
-class IngestOptions(FrozenModel):
+class IngestOptions(Options):
     """How an adapter reads its inputs: the fields a study's ingest entry holds."""
 
     map: list[str] = option(

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 
-from failcodes.commands.base import Note, Request, ignore_note, option, top_k_option
-from failcodes.contract import FrozenModel
+from failcodes.commands.base import Note, Options, Request, ignore_note, option, top_k_option
 from failcodes.errors import BudgetExceededError, ConfigError, FailcodesError, InputError
 from failcodes.judge.estimate import compare_lines
 from failcodes.judge.job import JudgeJob
@@ -63,7 +62,7 @@ MAX_PANEL = 16
 MAX_OUTPUT_TOKENS = 1_000_000
 
 
-class JudgeOptions(FrozenModel):
+class JudgeOptions(Options):
     """How a judge is called: the fields a study's ``[judge]`` table holds."""
 
     judge: Annotated[

@@ -1,0 +1,51 @@
+"""Session 21: the Python library's requests (t21api, after t21red3's "Left / doubtful")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from failcodes.errors import ConfigError, InputError
+
+
+def test_a_bool_for_a_number_field_is_refused_naming_the_field(tmp_path: Path) -> None:
+    # pydantic read `bootstrap=True` as 1 resample (every interval then "only 1 bootstrap
+    # resamples", [0.4, 0.4] beside a recall of 0.222), `seed=True` as seed 1 and
+    # `budget=True` as $1, where a study file's `bootstrap = true` was refused.
+    import failcodes as fc
+
+    cases = [
+        (fc.MetricsRequest, {"traces": [tmp_path / "t.jsonl"], "bootstrap": True}),
+        (fc.MetricsRequest, {"traces": [tmp_path / "t.jsonl"], "seed": True}),
+        (fc.JudgeRequest, {"source": tmp_path / "t.jsonl", "budget": True}),
+        (fc.JudgeRequest, {"source": tmp_path / "t.jsonl", "rpm": True}),
+    ]
+    said = []
+    for model, values in cases:
+        with pytest.raises(ConfigError) as caught:
+            model(**values)
+        said.append(str(caught.value))
+    assert said == [
+        "--bootstrap: expected a whole number, not True",
+        "--seed: expected a whole number, not True",
+        "--budget: expected a number, not True",
+        "--rpm: expected a number, not True",
+    ]
+    # a bool field takes a bool, a number a number
+    assert fc.MetricsRequest(traces=[tmp_path / "t.jsonl"], bootstrap=1).bootstrap == 1
+    assert fc.JudgeRequest(source=tmp_path / "t.jsonl", batch=True).batch is True
+
+
+def test_a_bool_for_a_judge_number_in_a_study_file_is_refused(tmp_path: Path) -> None:
+    # `[judge] rpm = true` (JudgeOptions, the study's [judge] table) read as 1 request a
+    # minute, where `[metrics] bootstrap = true` and `[judge] concurrency = true` were refused.
+    import failcodes as fc
+
+    layout = fc.init_study(tmp_path / "st")
+    text = layout.study_file.read_text(encoding="utf-8")
+    text = text.replace('judge = "offline"', 'judge = "offline"\nrpm = true')
+    layout.study_file.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        fc.load_study(layout.root)
+    assert "field 'judge.rpm': expected a number, not True" in str(caught.value)
