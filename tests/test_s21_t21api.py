@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from failcodes.errors import ConfigError, InputError
+from failcodes.units import UnitKind
 
 
 def test_a_bool_for_a_number_field_is_refused_naming_the_field(tmp_path: Path) -> None:
@@ -49,3 +50,13 @@ def test_a_bool_for_a_judge_number_in_a_study_file_is_refused(tmp_path: Path) ->
     with pytest.raises(InputError) as caught:
         fc.load_study(layout.root)
     assert "field 'judge.rpm': expected a number, not True" in str(caught.value)
+
+
+def test_the_judge_kind_takes_the_cli_word_reasoning(tmp_path: Path) -> None:
+    # `failcodes judge reasoning` is the CLI's word; from Python `kind="reasoning"` was
+    # refused as "--kind: Input should be 'retrieval' or 'verification'".
+    import failcodes as fc
+
+    request = fc.JudgeRequest(kind="reasoning", source=tmp_path / "t.jsonl")
+    assert request.kind is UnitKind.VERIFICATION
+    assert request.argv() == ["judge", "reasoning", "--from", str(tmp_path / "t.jsonl")]

@@ -406,6 +406,13 @@ class JudgeRequest(JudgeOptions, Request):
     cache: Path = option(DEFAULT_CACHE, help="Response cache (SQLite).")
     output: Path | None = option(None, flags=("-o", "--output"), help="Run directory.")
 
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _reasoning(cls, value: Any) -> Any:
+        # the CLI's word (`failcodes judge reasoning`), refused from Python as "--kind: Input
+        # should be 'retrieval' or 'verification'"
+        return UnitKind.VERIFICATION if value == "reasoning" else value
+
     def words(self) -> tuple[str, ...]:
         """``judge retrieval`` or ``judge reasoning``."""
         return ("judge", "retrieval" if self.kind is UnitKind.RETRIEVAL else "reasoning")
