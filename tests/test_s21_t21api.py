@@ -8,6 +8,7 @@ import pytest
 
 from failcodes.errors import ConfigError, InputError
 from failcodes.units import UnitKind
+from tests.cli_helpers import run_cli
 
 
 def test_a_bool_for_a_number_field_is_refused_naming_the_field(tmp_path: Path) -> None:
@@ -60,3 +61,33 @@ def test_the_judge_kind_takes_the_cli_word_reasoning(tmp_path: Path) -> None:
     request = fc.JudgeRequest(kind="reasoning", source=tmp_path / "t.jsonl")
     assert request.kind is UnitKind.VERIFICATION
     assert request.argv() == ["judge", "reasoning", "--from", str(tmp_path / "t.jsonl")]
+
+
+def test_agree_from_python_says_the_notes_the_cli_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `failcodes.run(AgreeRequest(...))` said the first ("Assumed") line through `note`, not
+    # the lines the CLI prints under it (here the bootstrap's Monte Carlo note).
+    import failcodes as fc
+    from failcodes.commands.agree import AgreeRequest
+
+    table = tmp_path / "r.csv"
+    rows = ["a,a,a", "a,a,b", "b,b,b", "b,a,b", "a,b,b", "a,a,a", "b,b,a", "a,a,a"]
+    table.write_text(
+        "unit,r1,r2,r3\n" + "".join(f"u{i},{r}\n" for i, r in enumerate(rows)), encoding="utf-8"
+    )
+    said: list[str] = []
+    result = fc.run(
+        AgreeRequest(file=table, stat=["fleiss"], bootstrap=200, seed=3), note=said.append
+    )
+    code, out, _ = run_cli(
+        ["agree", str(table), "--stat", "fleiss", "--bootstrap", "200", "--seed", "3"], capsys
+    )
+    assert code == 0
+    printed = out.splitlines()[: len(result.notes)]  # the lines above the table
+    assert said == printed == result.notes
+    assert said[1] == (
+        "bootstrap intervals: 200 resamples, seed 3; '±' after an interval is the Monte Carlo "
+        "error of its endpoints (another seed moves them by about that; more --bootstrap "
+        "resamples shrink it)"
+    )

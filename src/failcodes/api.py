@@ -29,7 +29,7 @@ def run(request: Request, *, note: Note = _stderr) -> Any:
     labels cover part of the units (``result.coverage``, the CLI's second line: P/R/F1 of 3
     labelled sentences of 6 read 100% with no word of the other 3), and ``metrics`` on traces
     whose ingest left rows out for want of a verdict (``result.dropped``: their claims count
-    in no metric).
+    in no metric), and ``agree``'s notes under its first line (``result.later``).
 
     Every error a user can cause is a :class:`~failcodes.errors.FailcodesError` with the
     CLI's one line: the file system refusing a file too (a
@@ -39,7 +39,8 @@ def run(request: Request, *, note: Note = _stderr) -> Any:
     runner: Any = request
     with file_errors():
         result = runner.run(note=note)
-    for said in (getattr(result, name, None) for name in ("assumed", "coverage", "dropped")):
-        if isinstance(said, str) and said:
-            note(said)
+    said = [getattr(result, name, None) for name in ("assumed", "coverage", "dropped")]
+    for line in [*said, *getattr(result, "later", ())]:  # agree's later notes
+        if isinstance(line, str) and line:
+            note(line)
     return result

@@ -403,6 +403,14 @@ class AgreeResult:
         """
         return next((n for n in self.notes if n.startswith("Assumed")), "")
 
+    @property
+    def later(self) -> list[str]:
+        """The notes under the first line: ``failcodes.run`` says them after ``assumed``.
+
+        Rows pooled, a judge panel, the bootstrap's Monte Carlo error: the CLI prints them.
+        """
+        return [n for n in self.notes if n != self.assumed]
+
 
 def _coders_written_one_way(
     annotations: Sequence[Annotation], lines: Sequence[int], path: Path
