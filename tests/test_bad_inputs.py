@@ -4519,7 +4519,7 @@ I34RED_CASES: list[Case] = [
                 "l.csv": "sentence_id,claim_id,has_error\ns1,c1,true\ns2,,false\n",
             }
         ),
-        line="failcodes: error: {d}/l.csv, field 'claim_id': sentence 's1' is labelled through "
+        line="failcodes: error: {d}/l.csv:2, field 'claim_id': sentence 's1' is labelled through "
         "its claims only ('c1'...), and a sentence-level comparison reads sentence labels: it "
         "would count unlabelled; compare claims with --level claim (in a study: [metrics] "
         'level = "claim"), or give sentence labels',
@@ -6022,6 +6022,19 @@ SESSION21_CASES: list[Case] = [
         "it was then, changed since (a rating corrected?): the report would show the old "
         "agreement; compute it again (failcodes agree {d}/ratings.csv --stat cohen --bootstrap "
         "0 -o {d}/st/agreement/drs.json), or delete it",
+    ),
+    Case(
+        # a claim label naming no sentence (its sentence_id empty): the sentence counted
+        # unlabelled, n 2 of 3, exit 0 (5afe0f3); the line names the claim label's row
+        "metrics/a-claim-label-naming-no-sentence",
+        ("metrics", "--traces", "{d}/t.csv", "--labels", "{d}/l.csv", "-m", "refuted"),
+        _write(
+            {"t.csv": SPLIT, "l.csv": "sentence_id,claim_id,has_error\ns1,,false\n,s2c1,true\n"}
+        ),
+        line="failcodes: error: {d}/l.csv:3, field 'claim_id': sentence 's2' is labelled "
+        "through its claims only ('s2c1'...), and a sentence-level comparison reads sentence "
+        "labels: it would count unlabelled; compare claims with --level claim (in a study: "
+        '[metrics] level = "claim"), or give sentence labels',
     ),
 ]
 

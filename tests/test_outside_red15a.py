@@ -266,7 +266,7 @@ def test_a_sentence_labelled_no_error_whose_claim_is_an_error_is_refused(
         code, out, err = run_cli([command, *args], capsys)
         assert (code, out) == (2, "")
         assert err.strip().splitlines() == [
-            f"failcodes: error: {labels}, field 'has_error': sentence 's1' is labelled no error "
+            f"failcodes: error: {labels}:3, field 'has_error': sentence 's1' is labelled no error "
             "but its claim 's1c0' an error, and a sentence-level comparison reads the "
             "sentence's label alone (label the sentence an error); compare claims with "
             '--level claim (in a study: [metrics] level = "claim"), or give sentence labels'

@@ -1447,18 +1447,26 @@ def refuse_claim_labels(
     keys = list(zip(label_column(labels, "system"), sids, strict=True))
     errors = label_column(labels, "has_error")
     labelled = {k: e for k, c, e in zip(keys, claim_ids, errors, strict=True) if c is None}
-    for key, cid, error in zip(keys, claim_ids, errors, strict=True):
+    lines = getattr(labels, "lines", None)  # the label rows' lines, where read from a file
+    for pos, (key, cid, error) in enumerate(zip(keys, claim_ids, errors, strict=True)):
+        line = lines[pos] if lines is not None and len(lines) == len(labels) else None
         if cid is not None and key[1] is not None and key not in labelled:
-            raise ConfigError(
-                f"{labels_path}, field 'claim_id': sentence {key[1]!r} is labelled through its "
-                f"claims only ({cid!r}...), and a sentence-level comparison reads sentence "
-                f"labels: it would count unlabelled; {remedy}"
+            raise InputError(
+                f"sentence {key[1]!r} is labelled through its claims only ({cid!r}...), and a "
+                f"sentence-level comparison reads sentence labels: it would count unlabelled; "
+                f"{remedy}",
+                path=labels_path,
+                line=line,
+                field="claim_id",
             )
         if cid is not None and error and labelled.get(key) is False:
             # read as the sentence's no-error label alone, its flagged error was a false
             # alarm (FP 1, TN 1 for TP 1, TN 1, exit 0)
-            raise ConfigError(
-                f"{labels_path}, field 'has_error': sentence {key[1]!r} is labelled no error "
-                f"but its claim {cid!r} an error, and a sentence-level comparison reads the "
-                f"sentence's label alone (label the sentence an error); {remedy}"
+            raise InputError(
+                f"sentence {key[1]!r} is labelled no error but its claim {cid!r} an error, and "
+                "a sentence-level comparison reads the sentence's label alone (label the "
+                f"sentence an error); {remedy}",
+                path=labels_path,
+                line=line,
+                field="has_error",
             )
