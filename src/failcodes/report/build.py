@@ -437,6 +437,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 "(per data set and mapping), not across tests, mappings or data sets",
             )
         )
+        sec.notes.extend(inputs.notes.get("comparisons", []))
         b.sections.append(sec)
 
     if inputs.verdict_distribution is not None and not inputs.verdict_distribution.empty:

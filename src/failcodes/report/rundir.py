@@ -695,11 +695,14 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     accumulation, saturation_notes = _saturation(layout.saturation_dir)
 
     comparison_rows: list[dict[str, Any]] = []
+    comparison_notes: list[str] = []
     for path in layout.comparison_files():
         data = read_json(path)
         if not isinstance(data, dict):
             raise InputError("expected a JSON object with a 'tests' list", path=path)
         _check_comparison_inputs(layout, path, data)
+        if isinstance(data.get("assumed"), str):  # compare's first line: e.g. question as unit
+            comparison_notes.append(f"{path.name}: {data['assumed']}")
         for t in _records(data.get("tests", []), path, ("test", "comparison"), "tests"):
             comparison_rows.append(
                 {
@@ -781,6 +784,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             "saturation": saturation_notes,
             "codebook": codebook_notes,
             "agreement": agreement_notes,
+            "comparisons": comparison_notes,
             "metrics": _no_disagreement_notes(layout, traced, with_rows),
             **review_notes,
         },
