@@ -5693,6 +5693,17 @@ def _agreement_then_corrected(d: Path) -> None:
     ratings.write_text("unit,dr_a,dr_b\n1,yes,yes\n2,yes,yes\n3,no,no\n", encoding="utf-8")
 
 
+def _kind_no_longer_planned(d: Path) -> None:
+    """The template study, reasoning taken out of [judge] kinds after its run and a re-code
+    run of it were made (their folders kept)."""
+    _initialised(d)
+    toml = d / "study" / "failcodes.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text.replace(KINDS_LINE, 'kinds = ["retrieval"]', 1), encoding="utf-8")
+    runs = "study/judge/ragchecker-example/reasoning"
+    _write({f"{runs}/summary.json": "{}", f"{runs}.v0002/recode.jsonl": ""})(d)
+
+
 PASSAGE_TEXT = json.dumps([{"passage_id": "p1", "rank": 1, "text": "t"}])
 #: One system, three sentences, s1 in two claims (tests/test_s21_t21red1.py's _SPLIT).
 SPLIT = (
@@ -5917,6 +5928,38 @@ SESSION20_CASES: list[Case] = [
         _formatted_sheet("l.xlsx", "0", [3, 2.6, 1, 1]),
         line="failcodes: error: {d}/l.xlsx:3, field 'dr_b': cell C3 holds 2.6, which Excel "
         "shows as 3 (number format '0')" + SHOWN,
+    ),
+    Case(
+        # a judge kind taken out of the plan kept its run and re-code run, shown by the report
+        # as this study's (2e3bcd9, ad3d8c2)
+        "report/a-judge-kind-the-plan-no-longer-has",
+        ("report", "{d}/study", "-o", "{d}/rep"),
+        _kind_no_longer_planned,
+        line="failcodes: error: {d}/study/failcodes.toml: the folder holds outputs of an earlier "
+        "run that the study's plan no longer has: judge/ragchecker-example/reasoning (not in "
+        "[judge] kinds), judge/ragchecker-example/reasoning.v0002 (not in [judge] kinds); the "
+        "report would show their codes and counts as this study's; delete them (or move them "
+        "out of the study folder), or plan them again",
+    ),
+    Case(
+        # a data set's traces ingest taken out (labels only now) kept its traces, metrics
+        # and disagreements, shown by the report as this study's (9f2a6ab)
+        "report/outputs-of-a-data-set-labels-only-now",
+        ("report", "{d}/study", "-o", "{d}/rep"),
+        _study(
+            {
+                "failcodes.toml": _study_file(
+                    'adapter = "ragchecker"\npaths = ["bundled:ragchecker/checking_outputs.json"]'
+                    "\nlabels = true",
+                    'adapter = "generic-labels"\npaths = ["l.csv"]',
+                ),
+                "data/ragchecker-example.traces.parquet": b"PAR1",
+            }
+        ),
+        line="failcodes: error: {d}/study/failcodes.toml: the folder holds outputs of an earlier "
+        "run that the study's plan no longer has: data/ragchecker-example.traces.parquet "
+        "(labels only now); the report would show their codes and counts as this study's; "
+        "delete them (or move them out of the study folder), or plan them again",
     ),
 ]
 
