@@ -59,3 +59,25 @@ def test_a_sentence_labelled_through_its_claims_names_the_labels_line(
         assert (code, stdout) == (2, "")
         assert err.splitlines() == [f"failcodes: error: {tmp_path}/{line}"]
         assert not out.exists()
+
+
+def test_compare_names_the_claim_labels_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # compare read its labels as a list without lines, so the same refusal named no line
+    # ('l.csv, field 'claim_id': ...'); now line 3, the claim label s2c1 (header line 1, s1
+    # line 2), as metrics and disagreements say it
+    traces = tmp_path / "t.csv"
+    traces.write_text(_SPLIT + _SPLIT.split("\n", 1)[1].replace("gpt,", "claude,"))
+    labels = tmp_path / "l.csv"
+    labels.write_text("sentence_id,claim_id,has_error\ns1,,false\ns2,s2c1,true\ns3,,false\n")
+    code, stdout, err = run_cli(
+        ["compare", "--traces", str(traces), "--labels", str(labels)], capsys
+    )
+    assert (code, stdout) == (2, "")
+    assert err.splitlines() == [
+        f"failcodes: error: {labels}:3, field 'claim_id': sentence 's2' is labelled through its "
+        "claims only ('s2c1'...), and a sentence-level comparison reads sentence labels: it "
+        "would count unlabelled; compare pairs sentences: give sentence labels (ingest generic "
+        "--label-rule ... --option label_level=sentence makes them)"
+    ]

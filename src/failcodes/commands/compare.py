@@ -327,7 +327,7 @@ class CompareRequest(Request):
         truths = [0]
         traces = traceio.read_trace_files(self.traces, truths=truths)
         check_system_spellings(traces, self.traces)
-        labels = labelio.read_labels(self.labels, traces=traces)
+        labels = labelio.read_labels(self.labels, traces=traces, columns=True)
         refuse_claim_labels(  # the paired units are sentences
             labels,
             self.labels,
