@@ -6079,6 +6079,34 @@ SESSION21_CASES: list[Case] = [
         "labels: it would count unlabelled; compare claims with --level claim (in a study: "
         '[metrics] level = "claim"), or give sentence labels',
     ),
+    Case(
+        # a code holding the separator in a list cell: one code or two? (48dde3a)
+        "agree/a-list-code-holding-the-separator-under-sets",
+        ("agree", "{d}/s.jsonl", "--sets", ";"),
+        _write(
+            {
+                "s.jsonl": '{"unit": "u1", "r1": ["a;b"], "r2": ["a"]}\n'
+                '{"unit": "u2", "r1": ["b"], "r2": ["b"]}\n'
+            }
+        ),
+        line="failcodes: error: {d}/s.jsonl:1, field 'r1': a list of codes holding 'a;b' (codes "
+        "are texts or whole numbers without ';'; not rated: null; no code given: a code of its "
+        "own, e.g. 'none')",
+    ),
+    Case(
+        # atomic ids are read as text from JSON numbers now, a fraction refused (b949afd)
+        "ingest-atomic/an-id-with-a-fraction",
+        ("ingest", "atomic", "{d}/a.jsonl", "-o", "{d}/t.jsonl", "--labels-out", "{d}/l.jsonl"),
+        _write(
+            {
+                "a.jsonl": '{"answer_id": 1.5, "fact_id": 1, "fact": "x1", "verdict": false, '
+                '"human_confirms": true}\n'
+            }
+        ),
+        line="failcodes: error: {d}/a.jsonl:1, field 'answer_id': id 1.5 is a number with a "
+        "fraction (1.10 and 1.1 read as one number); expected text or a whole number: save the "
+        "column as text",
+    ),
 ]
 
 
