@@ -44,3 +44,23 @@ def test_the_report_says_compare_took_the_question_as_the_unit(
         f"d.json: {html.escape(assumed)}".replace("&#x27;", "&#39;")
         in section[: section.index("</section>")]
     )
+
+
+def test_two_readers_over_question_columns_are_a_transposed_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # one row per reader, one column per question, two readers: no unit column is found (two
+    # distinct names are too few to tell ids by their values), `reader` is set aside as holding
+    # no rating, and q1..q3 were read as 3 raters of 2 units at exit 0; with three readers the
+    # same table was refused (1f4cb44). The list of columns ended ", ..." after exactly three
+    table = tmp_path / "readers.csv"
+    table.write_text("reader,q1,q2,q3\nr1,1,0,1\nr2,1,1,0\n", encoding="utf-8")
+    code, out, err = run_cli(["agree", str(table)], capsys)
+    assert code == 2 and out == ""
+    assert err == (
+        f"failcodes: error: {table}:1: 3 rater columns (q1, q2, q3) named like units: is the "
+        "table one row per rater and one column per unit? agreement needs one row per unit: "
+        "transpose it (to read it as given, name the raters with --raters)\n"
+    )
+    code, out, err = run_cli(["agree", str(table), "--raters", "q1,q2,q3"], capsys)
+    assert code == 0, err  # the way through reads it as given

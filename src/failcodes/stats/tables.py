@@ -449,12 +449,16 @@ def choose_columns(
         wide = len(named_out) >= max(6, 2 * len(frame))
         panel = all(map(_rater_named, named_out)) and not (unit and _rater_named(unit))
         # every rater column named like a unit (`name,q1,...,q4` over five readers: Fleiss
-        # -0.067 over the questions for the readers' 0.200)
-        units = len(named_out) > 1 and all(map(_unit_named, named_out))
+        # -0.067 over the questions for the readers' 0.200); the readers' names set aside by
+        # their values (two readers: no unit column found) are no rater column
+        named = [c for c in named_out if c not in left_out]
+        units = len(named) > 1 and all(map(_unit_named, named))
         many = wide or (unnamed and len(named_out) > len(frame))
         if (many or units) and not panel:
+            shown = named_out if many else named
             raise InputError(
-                f"{len(named_out)} rater columns ({', '.join(named_out[:3])}, ...) "
+                f"{len(shown)} rater columns ({', '.join(shown[:3])}"
+                + (", ...) " if len(shown) > 3 else ") ")
                 + (f"for {len(frame)} rows" if many else "named like units")
                 + ": is the table one row per rater and one column per unit? "
                 "agreement needs one row per unit: transpose it (to read it as given, name "
