@@ -68,15 +68,20 @@ def _f1_row(table: Path) -> str:
     return row
 
 
-def test_a_report_refuses_a_comparison_of_labels_corrected_since(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    root = tmp_path / "st"
+def made_study(root: Path) -> Path:
+    """The study above at ``root``: q1s0 and q2s0 labelled errors."""
     root.mkdir()
     (root / "medical-fact-check.v1.yaml").write_text(dump(bundled()), encoding="utf-8")
     (root / "traces.jsonl").write_text(_traces(), encoding="utf-8")
     (root / "labels.jsonl").write_text(_labels(True), encoding="utf-8")
     (root / "failcodes.toml").write_text(STUDY, encoding="utf-8")
+    return root
+
+
+def test_a_report_refuses_a_comparison_of_labels_corrected_since(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = made_study(tmp_path / "st")
     code, _, err = run_cli(["run", str(root)], capsys)
     assert code == 0, err
     data = root / "data"

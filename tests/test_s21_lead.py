@@ -8,20 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from failcodes.codebook import bundled, dump
 from tests.cli_helpers import run_cli
-from tests.test_s20_t20s2a import STUDY, _labels, _traces
+from tests.test_s20_t20s2a import made_study
 
 
 def test_the_report_says_compare_took_the_question_as_the_unit(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = tmp_path / "st"
-    root.mkdir()
-    (root / "medical-fact-check.v1.yaml").write_text(dump(bundled()), encoding="utf-8")
-    (root / "traces.jsonl").write_text(_traces(), encoding="utf-8")
-    (root / "labels.jsonl").write_text(_labels(True), encoding="utf-8")
-    (root / "failcodes.toml").write_text(STUDY, encoding="utf-8")
+    root = made_study(tmp_path / "st")
     code, _, err = run_cli(["run", str(root)], capsys)
     assert code == 0, err
     data = root / "data"
