@@ -32,6 +32,7 @@ from failcodes.metrics import (
     coverage_line,
     label_coverage,
 )
+from failcodes.sheetio import notes_into
 from failcodes.spelling import spelling_key
 from failcodes.stats.bootstrap import DIFF_MIN_POSITIVES, interval_warning
 from failcodes.stats.names import MAX_RESAMPLES
@@ -405,7 +406,9 @@ class CompareRequest(Request):
         if self.mapping:
             raise ConfigError("-m/--mapping goes with --traces (a FILE holds 0/1 outcomes)")
         file, truth = self.file, self.truth
-        frame = read_ratings_frame(file)
+        read_notes: list[str] = []  # rows hidden in Excel: on stderr, and on the first line
+        with notes_into(read_notes):
+            frame = read_ratings_frame(file)
         cols = [str(c) for c in frame.columns]
         skip = {c for c in (truth, self.unit_column) if c is not None}
         if self.unit_column is None:  # the id-column rule of `agree` (failcodes.stats.tables)
@@ -465,6 +468,7 @@ class CompareRequest(Request):
             if gaps
             else f"every one of {len(joined)} units has every outcome"
         )
+        parts.extend(read_notes)
         return [(None, data, y_truth, questions if said else None)], names, "; ".join(parts)
 
 
