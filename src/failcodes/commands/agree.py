@@ -773,12 +773,21 @@ class AgreeRequest(Request):
         from failcodes.hashing import file_sha256
 
         # what the rows were computed from, and the command that computes them again: the
-        # report refuses an agreement/NAME.json whose ratings were corrected since
+        # report refuses an agreement/NAME.json whose ratings were corrected since. Written
+        # into a study's agreement/, a file inside the study is named from its root: the
+        # study moved, it is checked still (an absolute path was "not there now")
+        out = self.out.resolve() if self.out else None
+        root = out.parent.parent if out and out.parent.name == "agreement" else None
+
+        def named(p: Path) -> Path:
+            return p.relative_to(root) if root and p.is_relative_to(root) else p
+
         read = {"file": self.file, "codebook": self.codebook, "weights_matrix": self.weights_matrix}
         whole = {k: p.resolve() for k, p in read.items() if p is not None}
         files = [p / "panel.json" if p.is_dir() else p for p in whole.values()]  # a panel run
-        sha256 = {str(p): file_sha256(p) for p in files}
-        again = self.model_copy(update={**whole, "out": None}).command_line()
+        sha256 = {named(p).as_posix(): file_sha256(p) for p in files}
+        named_all = {k: named(p) for k, p in whole.items()}
+        again = self.model_copy(update={**named_all, "out": None}).command_line()
         for row in rows:  # the lines printed above the table, also in JSON (and -o)
             row.update(notes=list(notes), sha256=sha256, command=again)
         return AgreeResult(rows, group_keys, notes)

@@ -847,27 +847,30 @@ def _check_agreement_inputs(path: Path, rows: list[dict[str, Any]]) -> list[str]
     Written by ``failcodes agree -o`` (no study step, so ``failcodes run`` leaves it), it
     stayed when a rating was corrected: Cohen 0.600 shown where the ratings now give 0.800,
     exit 0. ``agree`` records the digest of each file it read and the command; a file not
-    there now cannot be checked, which is said (the lines returned).
+    there now cannot be checked, which is said (the lines returned). A file inside the study
+    is recorded from the study's root (``path``'s folder's parent): checked where it moved.
     """
     if not rows:
         return []
     recorded = _digests(rows[0])
+    root = path.parent.parent
     command = rows[0].get("command") or "failcodes agree FILE ..."
-    again = f"compute it again ({command} -o {path}), or delete it"
+    where = f" in {root}" if recorded and any(not Path(p).is_absolute() for p in recorded) else ""
+    again = f"compute it again{where} ({command} -o {path}), or delete it"
     if recorded is None:
         raise InputError(
             "records no digest of the file it was computed from (written by an older "
             f"failcodes, or by hand), so it cannot be checked against that file: {again}",
             path=path,
         )
-    changed = _unlike([Path(p) for p in recorded if Path(p).is_file()], recorded)
+    changed = [p for p in recorded if (root / p).is_file() and _unlike([root / p], recorded)]
     if changed:
         raise InputError(
-            f"was computed from {listed([str(p) for p in changed])} as it was then, changed "
-            f"since (a rating corrected?): the report would show the old agreement; {again}",
+            f"was computed from {listed(changed)} as it was then, changed since (a rating "
+            f"corrected?): the report would show the old agreement; {again}",
             path=path,
         )
-    gone = [p for p in recorded if not Path(p).is_file()]
+    gone = [p for p in recorded if not (root / p).is_file()]
     return [f"agreement/{path.name}: computed from {p}, not there now: not checked" for p in gone]
 
 
