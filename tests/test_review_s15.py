@@ -126,8 +126,9 @@ def test_a_pandas_row_index_in_a_csv_is_named_with_the_way_through(
     code, stdout, err = run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)
     assert (code, stdout) == (2, "")
     assert err == (
-        f"failcodes: error: {table}:2: a value in column A, which has no header name (pandas' "
-        "row index? write the file with to_csv(index=False))\n"
+        f"failcodes: error: {table}:2: a value in column A, which has no header name (a row "
+        "index? write the file with pandas' to_csv(index=False) or R's write.csv(row.names = "
+        "FALSE))\n"
     )
     assert not out.exists()
 

@@ -38,3 +38,69 @@ def test_compare_says_rows_hidden_in_excel_on_its_assumed_line(
     code, out, _ = run_cli(["compare", str(path), "--truth", "truth", "--format", "json"], capsys)
     assert code == 0
     assert hidden in json.loads(out)["assumed"]
+
+
+_HEAD = "question_id,sentence_id,claim_id,system,verdict,claim\n"
+_LABELS = "sentence_id,has_error\ns1,false\ns2,true\n"
+
+
+@pytest.mark.parametrize("command", ["metrics", "disagreements"])
+@pytest.mark.parametrize(
+    ("name", "text", "said"),
+    [
+        # R's write.csv writes its row names under an empty header cell: the hint named
+        # pandas alone
+        (
+            "r.csv",
+            '"",'
+            + _HEAD.replace(",", '","').replace("question_id", '"question_id')[:-1]
+            + '"\n"1","q1","s1","c1","gpt","supported","x"\n',
+            "r.csv:2: a value in column A, which has no header name (a row index? write the "
+            "file with pandas' to_csv(index=False) or R's write.csv(row.names = FALSE))",
+        ),
+        # an empty verdict cell: the way through was '--alias RAW=CANONICAL', which no alias
+        # fits (ingest reads a blank as no verdict)
+        (
+            "blank.csv",
+            _HEAD + "q1,s1,c1,gpt,supported,x\nq1,s2,c2,gpt,,x\n",
+            "blank.csv:3, field 'verdict': unknown verdict '' (canonical verdicts: ambiguous, "
+            "no_evidence, out_of_scope, refuted, supported; a missing mark: `ingest generic "
+            "--option no_verdict=drop` leaves such rows out)",
+        ),
+        # a JSON null verdict: 'missing required field', no way through
+        (
+            "null.jsonl",
+            '{"question_id": "q1", "sentence_id": "s1", "claim_id": "c1", "system": "gpt", '
+            '"verdict": null, "claim": "x"}\n',
+            "null.jsonl:1, field 'verdict': missing required field; no verdict? `ingest generic "
+            "--option no_verdict=drop` leaves such rows out",
+        ),
+        # 'cat a.csv b.csv': line 3 is the header again; refused as an unknown verdict
+        # 'verdict' with the --alias way through (ingest names it since 6dd144a)
+        (
+            "joined.csv",
+            _HEAD + "q1,s1,c1,gpt,supported,x\n" + _HEAD + "q1,s2,c2,gpt,refuted,x\n",
+            "joined.csv:3, field 'verdict': unknown verdict 'verdict' (canonical verdicts: "
+            "ambiguous, no_evidence, out_of_scope, refuted, supported; the header again (its "
+            "column's name): two files appended? delete the row)",
+        ),
+    ],
+    ids=["r-row-names", "blank", "json-null", "joined"],
+)
+def test_traces_read_directly_name_the_way_through(
+    command: str,
+    name: str,
+    text: str,
+    said: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path(name).write_text(text, encoding="utf-8")
+    Path("l.csv").write_text(_LABELS, encoding="utf-8")
+    out = ["-o", "d.csv"] if command == "disagreements" else []
+    code, _, err = run_cli([command, "--traces", name, "--labels", "l.csv", *out], capsys)
+    assert code == 2
+    assert f"failcodes: error: {said}" in err
+    assert not Path("d.csv").exists()

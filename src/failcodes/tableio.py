@@ -45,6 +45,7 @@ from failcodes.sheetio import (
     sheet_rows,
     title_hint,
 )
+from failcodes.verdicts import NO_VERDICT_WAY
 
 if TYPE_CHECKING:  # imported where used: reading a labels file imports no pydantic (issue 30)
     from pydantic import BaseModel, ValidationError
@@ -251,7 +252,10 @@ def _check_unnamed(
     for i in unnamed:
         if row[i].strip():
             # column A: pandas' to_csv writes its row index so unless index=False
-            pandas = " (pandas' row index? write the file with to_csv(index=False))"
+            pandas = (
+                " (a row index? write the file with pandas' to_csv(index=False) or R's "
+                "write.csv(row.names = FALSE))"
+            )
             raise InputError(
                 f"a value in column {column_letter(i)}, which has no header name"
                 + (pandas if i == 0 else title),
@@ -508,6 +512,8 @@ def _validation_error(
             "failcodes ingest generic-labels FILE -o OUT --label-rule 'has_error in {ERROR "
             "VALUES} -> error; has_error in {OTHER VALUES} -> no_error; otherwise -> skip'"
         )
+    elif field == "verdict" and kind == "missing":  # a JSON null: no verdict
+        message += f"; no verdict? {NO_VERDICT_WAY}"
     elif field == "passages" and isinstance(err.get("input"), str):  # a foreign table's cell
         message += "; passages as JSON text? failcodes ingest generic FILE -o NEW.jsonl reads it"
     if unknown and kind in named and foreign:

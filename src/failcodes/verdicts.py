@@ -58,6 +58,8 @@ MISSING_MARKS = frozenset({"na", "n/a", "#n/a", "nan", "null"})
 #: In a verdict column, a row without a verdict (as an empty cell) unless ``--alias`` names
 #: it: those and a spreadsheet's ``-``, a program's ``None``.
 NO_VERDICT_MARKS = MISSING_MARKS | {"-", "none"}
+#: The way through for rows with no verdict (a missing mark, a blank, a JSON null).
+NO_VERDICT_WAY = "`ingest generic --option no_verdict=drop` leaves such rows out"
 
 
 def normalize_verdict(
@@ -104,8 +106,10 @@ def normalize_verdict(
     except KeyError:
         known = ", ".join(sorted({v.value for v in Verdict}))
         way = "map it with `failcodes ingest --alias RAW=CANONICAL`"
-        if key in NO_VERDICT_MARKS:  # R's NA: no verdict, which no alias says
-            way = "a missing mark: `ingest generic --option no_verdict=drop` leaves such rows out"
+        if not key or key in NO_VERDICT_MARKS:  # R's NA, a blank: no verdict, no alias says
+            way = f"a missing mark: {NO_VERDICT_WAY}"
+        elif field is not None and key == _text_key(field):  # 'cat a.csv b.csv', read directly
+            way = "the header again (its column's name): two files appended? delete the row"
         raise InputError(
             f"unknown verdict {raw!r} (canonical verdicts: {known}; {way})",
             path=path,
