@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from failcodes.hashing import file_sha256
 from tests.cli_helpers import run_cli
 
 # dr_a, dr_b on 10 units, 8 agree; unit 8 is corrected after the move
@@ -54,3 +55,32 @@ def test_an_agreement_of_ratings_inside_a_moved_study_is_still_checked(
         f"again in {moved} (failcodes agree ratings.csv --stat cohen --bootstrap 0 -o "
         f"{moved / 'agreement/drs.json'}), or delete it" in err
     )
+
+
+def test_a_comparisons_file_written_from_python_is_the_clis(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import failcodes
+    from failcodes.commands.compare import CompareRequest
+    from tests.test_s20_t20s2a import made_study
+
+    root = made_study(tmp_path / "st")
+    code, _, err = run_cli(["run", str(root)], capsys)
+    assert code == 0, err
+    traces, labels = root / "data/d.traces.parquet", root / "data/d.labels.jsonl"
+    compare = ["compare", "--traces", str(traces), "--labels", str(labels), "--resamples", "20"]
+    code, out, err = run_cli([*compare, "--format", "json"], capsys)
+    assert code == 0, err
+    # the payload the report checks (its sha256 digests) was built in cli/compare.py alone
+    request = CompareRequest(traces=[traces], labels=labels, resamples=20)
+    payload = failcodes.run(request, note=lambda _: None).payload()
+    written = json.dumps(payload, indent=2) + "\n"
+    assert written == out
+    assert payload["sha256"] == {str(traces): file_sha256(traces), str(labels): file_sha256(labels)}
+    (root / "comparisons").mkdir()
+    (root / "comparisons/d.json").write_text(written, encoding="utf-8")
+    code, _, err = run_cli(["report", str(root), "-o", str(tmp_path / "r")], capsys)
+    assert code == 0, err
+    # q1s0, q2s0 errors: sysA TP 2 -> F1 1; sysB TP 1, FN 1 -> F1 2/3; A - B = 0.333
+    table = (tmp_path / "r/tables/comparisons.md").read_text(encoding="utf-8")
+    assert "| f1_difference=0.333 |" in table

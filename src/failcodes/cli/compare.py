@@ -26,26 +26,7 @@ def _handle(request: CompareRequest, fmt: OutputFormat) -> None:
     require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="compare")
     result = request.run()
     if fmt is OutputFormat.JSON:
-        from failcodes.hashing import file_sha256
-
-        read = [*result.sources, *([request.labels] if request.labels else [])]
-        payload = {
-            "file": str(result.sources[0]),
-            "files": [str(s) for s in result.sources],
-            # what the tests were computed from: the report refuses them once these change
-            "sha256": {str(path): file_sha256(path) for path in read},
-            "systems": result.systems,
-            # the first line of the text output: what was assumed (systems that never flag)
-            "assumed": result.assumed,
-            "coverage": result.coverage,
-            "never_flag": [
-                {"mapping": m, "systems": systems} for m, systems in result.never_flag.items()
-            ],
-            **result.claims_note,
-            "holm": result.holm_note(),
-            "tests": result.rows(),
-        }
-        typer.echo(json.dumps(payload, indent=2))
+        typer.echo(json.dumps(result.payload(), indent=2))
         return
     if result.assumed:  # the first line: what was assumed of the data
         typer.echo(result.assumed)

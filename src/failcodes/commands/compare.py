@@ -118,6 +118,33 @@ class CompareResult:
     coverage: str | None = None
     #: Per mapping, the questions the tests took as units (None: every unit on its own).
     clusters: dict[str | None, int | None] = field(default_factory=dict)
+    #: With traces: the labels file read (``payload`` records its digest).
+    labels: Path | None = None
+
+    def payload(self) -> dict[str, Any]:
+        """``compare --format json``'s object, which a study's ``comparisons/<ds>.json`` holds.
+
+        It records the digests of what was read: the report refuses the tests once these
+        change. Built here, so a Python caller writes the file the report accepts.
+        """
+        from failcodes.hashing import file_sha256
+
+        read = [*self.sources, *([self.labels] if self.labels else [])]
+        return {
+            "file": str(self.sources[0]),
+            "files": [str(s) for s in self.sources],
+            "sha256": {str(path): file_sha256(path) for path in read},
+            "systems": self.systems,
+            # the first line of the text output: what was assumed (systems that never flag)
+            "assumed": self.assumed,
+            "coverage": self.coverage,
+            "never_flag": [
+                {"mapping": m, "systems": systems} for m, systems in self.never_flag.items()
+            ],
+            **self.claims_note,
+            "holm": self.holm_note(),
+            "tests": self.rows(),
+        }
 
     def note(self, mapping: str | None, result: TestResult) -> str | None:
         """What to say beside a test: its F1 is 0 for a system that never flags an error.
@@ -311,7 +338,16 @@ class CompareRequest(Request):
             clusters[mapping_name] = n_questions if n_questions < len(questions or []) else None
         with_mapping = sets[0][0] is not None
         return CompareResult(
-            sources, names, results, with_mapping, claims_note, assumed, never, coverage, clusters
+            sources,
+            names,
+            results,
+            with_mapping,
+            claims_note,
+            assumed,
+            never,
+            coverage,
+            clusters,
+            self.labels,
         )
 
     def _from_traces(
