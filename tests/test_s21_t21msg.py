@@ -104,3 +104,40 @@ def test_traces_read_directly_name_the_way_through(
     assert code == 2
     assert f"failcodes: error: {said}" in err
     assert not Path("d.csv").exists()
+
+
+def test_claim_labels_naming_one_systems_claims_are_said_on_the_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # shared claim labels keyed by gpt's claim ids (g1..g3) alone; claude's claims c1..c3 of
+    # the same sentences get no label. gpt by hand: g1 supported/false TN, g2 refuted/true TP,
+    # g3 supported/true FN -> n 3, TP 1, FN 1, TN 1. claude: n 0, every metric undefined,
+    # said on line 2 only ('claude: 0 of 3'), not on the first line a report repeats
+    monkeypatch.chdir(tmp_path)
+    rows = [
+        ("s1", "g1", "gpt", "supported"),
+        ("s2", "g2", "gpt", "refuted"),
+        ("s3", "g3", "gpt", "supported"),
+        ("s1", "c1", "claude", "supported"),
+        ("s2", "c2", "claude", "supported"),
+        ("s3", "c3", "claude", "refuted"),
+    ]
+    Path("t.csv").write_text(
+        "question_id,sentence_id,claim_id,system,verdict,claim\n"
+        + "".join(f"q1,{s},{c},{sys},{v},x\n" for s, c, sys, v in rows),
+        encoding="utf-8",
+    )
+    Path("l.csv").write_text(
+        "sentence_id,claim_id,has_error\ns1,g1,false\ns2,g2,true\ns3,g3,true\n", encoding="utf-8"
+    )
+    args = ["metrics", "--traces", "t.csv", "--labels", "l.csv", "--level", "claim"]
+    code, out, _ = run_cli([*args, "--format", "json"], capsys)
+    assert code == 0
+    got = {r["system"]: (r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(out)}
+    assert got == {"gpt": (3, 1, 0, 1, 1), "claude": (0, 0, 0, 0, 0)}
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0
+    assert out.splitlines()[0].endswith(
+        "; claude: no label names any of its claims (n 0, every metric undefined: labels keyed "
+        "by another system's claim ids? label its claims too, or use --level sentence)"
+    )

@@ -382,6 +382,15 @@ class MetricsReport(FrozenModel):
                 f"; each question holds one {unit}: the bootstrap resamples {unit}s as "
                 f"independent (if {unit}s share an answer, give its id as question_id)"
             )
+        rows = [r for r in self.results if r.mapping == self.results[0].mapping]
+        unnamed = [r.system for r in rows if not r.n and r.n_unlabelled]
+        if unnamed and len(unnamed) < len(rows):  # an n 0 row beside counted ones: said here
+            unit = self.level.value
+            line += (
+                f"; {', '.join(unnamed)}: no label names any of its {unit}s (n 0, every metric "
+                f"undefined: labels keyed by another system's {unit} ids? label its {unit}s too"
+                + (", or use --level sentence)" if unit == "claim" else ")")
+            )
         return line
 
     def to_dataframe(self) -> pd.DataFrame:
