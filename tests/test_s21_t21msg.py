@@ -141,3 +141,21 @@ def test_claim_labels_naming_one_systems_claims_are_said_on_the_first_line(
         "; claude: no label names any of its claims (n 0, every metric undefined: labels keyed "
         "by another system's claim ids? label its claims too, or use --level sentence)"
     )
+
+
+def test_a_json_labels_file_given_to_metrics_names_the_ingest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a .json labels file (one JSON array) given to metrics: refused as 'cannot tell the
+    # format' with no way through, where ingest generic-labels reads it (a workbook's
+    # refusal names it)
+    monkeypatch.chdir(tmp_path)
+    Path("t.csv").write_text(_HEAD + "q1,s1,c1,gpt,supported,x\n", encoding="utf-8")
+    Path("l.json").write_text('[{"sentence_id": "s1", "has_error": false}]\n', encoding="utf-8")
+    code, _, err = run_cli(["metrics", "--traces", "t.csv", "--labels", "l.json"], capsys)
+    assert code == 2
+    assert err == (
+        "failcodes: error: l.json: cannot tell the format from the extension '.json'; expected "
+        ".jsonl, .csv or .parquet (a JSON document? `failcodes ingest generic` (traces) or "
+        "`failcodes ingest generic-labels` (labels) reads it)\n"
+    )

@@ -95,7 +95,13 @@ def detect_format(path: str | Path) -> Format:
         raise InputError(
             f"cannot tell the format from the extension {suffix or '(none)'!r}; "
             "expected .jsonl, .csv or .parquet"
-            + (" (a compressed file: decompress it and give the file it holds)" if packed else ""),
+            + (" (a compressed file: decompress it and give the file it holds)" if packed else "")
+            + (
+                " (a JSON document? `failcodes ingest generic` (traces) or `failcodes ingest "
+                "generic-labels` (labels) reads it)"
+                if suffix == ".json"
+                else ""
+            ),
             path=path,
         ) from None
 
