@@ -137,10 +137,17 @@ def test_claim_labels_naming_one_systems_claims_are_said_on_the_first_line(
     assert got == {"gpt": (3, 1, 0, 1, 1), "claude": (0, 0, 0, 0, 0)}
     code, out, _ = run_cli(args, capsys)
     assert code == 0
-    assert out.splitlines()[0].endswith(
-        "; claude: no label names any of its claims (n 0, every metric undefined: labels keyed "
-        "by another system's claim ids? label its claims too, or use --level sentence)"
+    said = (
+        "; claude: no label names any of its claims (n 0: every metric undefined, no "
+        "disagreement; labels keyed by another system's claim ids? label its claims too, or "
+        "use --level sentence)"
     )
+    assert out.splitlines()[0].endswith(said)
+    # disagreements: claude has none (its table row is missing, not 0 errors): said there too
+    code, out, _ = run_cli(["disagreements", *args[1:], "-o", "d.jsonl"], capsys)
+    assert code == 0
+    assert f"claim level: a claim's own label, else its sentence's{said};" in out.splitlines()[0]
+    assert len(Path("d.jsonl").read_text(encoding="utf-8").splitlines()) == 1  # gpt's FN g3
 
 
 def test_a_json_labels_file_given_to_metrics_names_the_ingest(

@@ -202,6 +202,22 @@ def coverage_line(coverage: dict[str, tuple[int, int]], level: str = "sentence")
     return f"labels cover {n} of {m} {level}s{per}; the other {m - n} are left out (unlabelled)"
 
 
+def unlabelled_systems(coverage: dict[str, tuple[int, int]], level: str) -> str | None:
+    """The systems no label names a unit of, beside others it does (None: none such).
+
+    Said on the first line: their n 0 rows (every metric undefined, no disagreement) beside
+    counted ones, from labels keyed by another system's claim ids.
+    """
+    unnamed = [s for s, (c, t) in coverage.items() if not c and t]
+    if not unnamed or len(unnamed) == len(coverage):
+        return None
+    return (
+        f"{', '.join(unnamed)}: no label names any of its {level}s (n 0: every metric "
+        f"undefined, no disagreement; labels keyed by another system's {level} ids? label its "
+        f"{level}s too" + (", or use --level sentence)" if level == "claim" else ")")
+    )
+
+
 class Interval(FrozenModel):
     """A cluster-bootstrap interval, or an explicit statement that it is undefined."""
 
@@ -374,24 +390,16 @@ class MetricsReport(FrozenModel):
         """
         if self.shape is None:
             return None
-        line = assumptions_line(self.shape)
+        line, unit = assumptions_line(self.shape), self.level.value
         counted = [r for r in self.results if r.n]
         if self.bootstrap is not None and counted and all(r.n_questions == r.n for r in counted):
-            unit = self.level.value
             line += (
                 f"; each question holds one {unit}: the bootstrap resamples {unit}s as "
                 f"independent (if {unit}s share an answer, give its id as question_id)"
             )
         rows = [r for r in self.results if r.mapping == self.results[0].mapping]
-        unnamed = [r.system for r in rows if not r.n and r.n_unlabelled]
-        if unnamed and len(unnamed) < len(rows):  # an n 0 row beside counted ones: said here
-            unit = self.level.value
-            line += (
-                f"; {', '.join(unnamed)}: no label names any of its {unit}s (n 0, every metric "
-                f"undefined: labels keyed by another system's {unit} ids? label its {unit}s too"
-                + (", or use --level sentence)" if unit == "claim" else ")")
-            )
-        return line
+        unnamed = unlabelled_systems({r.system: (r.n, r.n + r.n_unlabelled) for r in rows}, unit)
+        return line + (f"; {unnamed}" if unnamed else "")
 
     def to_dataframe(self) -> pd.DataFrame:
         """The results as a DataFrame, one row per system x mapping (:meth:`MetricResult.flat`)."""

@@ -26,6 +26,7 @@ from failcodes.metrics import (
     coverage_line,
     distributions_dataframe,
     label_coverage,
+    unlabelled_systems,
     verdict_distributions,
 )
 from failcodes.stats.bootstrap import check_seed
@@ -319,10 +320,10 @@ class DisagreementsRequest(Request):
         assumed = assumptions_line(found.shape) if found.shape is not None else None
         read = verdicts_read(found.columns.truths)
         bare = closed_book_line(found.columns.undeclared or {}, via=" when ingesting the traces")
-        assumed = "; ".join(x for x in (assumed, bare, read) if x) or None
         # unlabelled units cannot disagree: say how many (claims at claim level, as metrics)
-        covered = coverage_line(
-            label_coverage(found.columns, found.index, self.level), self.level.value
-        )
+        cover = label_coverage(found.columns, found.index, self.level)
+        unnamed = unlabelled_systems(cover, self.level.value)  # 0 disagreements, not 0 errors
+        assumed = "; ".join(x for x in (assumed, unnamed, bare, read) if x) or None
+        covered = coverage_line(cover, self.level.value)
         dropped = _dropped(self.traces, DISAGREEMENTS)
         return DisagreementsResult(list(found.items), count, self.out, assumed, covered, dropped)
