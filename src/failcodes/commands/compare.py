@@ -45,7 +45,6 @@ MAX_SYSTEMS = 30
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    pass
     import numpy.typing as npt
 
     from failcodes.stats.tests import TestResult
