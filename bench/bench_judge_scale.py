@@ -128,6 +128,9 @@ async def _mode(name: str, units: list[Unit], url: str, cb: Any, run: Path) -> d
         "in": usage.get("input_tokens", 0),
         "est_cached": est.cached_input_tokens,
         "cached": usage.get("cached_tokens", 0),
+        # calls or batch items: the dry run's count and the run's (a group call counts once)
+        "est_calls": est.calls,
+        "calls": summary.groups + summary.judged_alone if summary.groups else summary.judged,
     }
 
 
@@ -169,7 +172,7 @@ async def main_async(claims: int, top_k: int, shared: int, latency: float) -> No
             print(
                 f"{'mode':10} {'billed $':>9} {'equiv tokens':>13} {'/ naive':>8} "
                 f"{'dry run $':>10} {'error':>7} {'in err':>7} {'cached err':>10} "
-                f"{'out err':>8} {'time s':>7}"
+                f"{'out err':>8} {'time s':>7} {'calls/items: dry run, run':>26}"
             )
             for name in MODES:
                 r = await _mode(name, units, url, cb, Path(tmp) / name)
@@ -182,7 +185,8 @@ async def main_async(claims: int, top_k: int, shared: int, latency: float) -> No
                     f"{name:10} {billed:9.4f} {_equiv(billed):13,.0f} {billed / naive_cost:8.3f} "
                     f"{r['estimate']:10.4f} {rel(r['estimate'], billed):>7} "
                     f"{rel(r['est_in'], r['in']):>7} {rel(r['est_cached'], r['cached']):>10} "
-                    f"{rel(r['est_out'], r['out']):>8} {r['secs']:7.0f}"
+                    f"{rel(r['est_out'], r['out']):>8} {r['secs']:7.0f} "
+                    f"{r['est_calls']:>12,} {r['calls']:>12,}"
                 )
             print(
                 "targets: sync <= 0.30 of naive, batch <= 0.15; dry run (no pilot) within 15% "

@@ -668,6 +668,13 @@ OTHER_CASES: list[Case] = [
         ("none.csv",),
     ),
     Case(
+        # JSON under a .csv name dropped out of a study's report (it reads agreement/*.json)
+        "agree/out-not-json",
+        ("agree", "{d}/r.csv", "-o", "{d}/drs.csv"),
+        _write({"r.csv": "unit,a,b\nu1,1,1\nu2,0,1\n"}),
+        ("-o", "drs.csv", "name the file NAME.json"),
+    ),
+    Case(
         "codebook-validate/missing",
         ("codebook", "validate", "{d}/none.yaml"),
         _write({}),
@@ -4268,7 +4275,8 @@ REDTEAM6_CASES: list[Case] = [
         "has_error=false here, question 'q1', and has_error=true, question 'q1' at "
         "{d}/a.jsonl:1: one target, two labels; two systems' answers numbered alike (one file "
         "each)? each label must name its system: a system field or column in every record "
-        "(atomic: the files ingested in one call; generic: --option label_scope=system)",
+        "(atomic: the files ingested in one call; generic: --option label_scope=system; "
+        "generic-labels: --system NAME, one call per file)",
     ),
     Case(
         # answers keyed by system, each labelled on its own, read as shared labels: the two
@@ -5605,7 +5613,8 @@ SESSION13_CASES: list[Case] = [
         line="failcodes: error: {d}/sysB.l.jsonl:1, field 'sentence_id': sentence 'q1:1' reads "
         "'Metformin is first line.' here but 'Aspirin prevents pre-eclampsia.' at "
         "{d}/sysA.l.jsonl:1: two sentences, one id (if each file is its own system's answer, "
-        "give its ingest --option label_scope=system, so each label names its system)",
+        "give its ingest --option label_scope=system, generic-labels --system NAME, so each "
+        "label names its system)",
     ),
     Case(
         # a second judge's codes (coder_kind llm) saved in review/ were human review: the demo

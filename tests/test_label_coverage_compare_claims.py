@@ -50,7 +50,7 @@ def test_compare_says_it_on_the_second_line(
     # McNemar pair the hits on the 1 positive one (s0)
     assert {row["test"]: row["n"] for row in payload["tests"]} == {
         "cochran_q": 1,
-        "mcnemar_exact": 1,
+        "mcnemar_midp": 1,
         "permutation_f1": 3,
         "permutation_recall": 3,
     }

@@ -89,10 +89,11 @@ def test_compare_holm_counts_each_pair_once_per_mapping(
 ) -> None:
     """McNemar on the 6 error sentences under refuted+no_evidence, counted by hand.
 
-    Hits: A s0-s5 (6), B s0-s1 (2), C s0-s2 (3). Discordant pairs: A vs B 4/0 -> exact
-    two-sided p = 2 * 0.5**4 = 0.125; A vs C 3/0 -> 0.25; B vs C 0/1 -> 1. Holm over these 3
-    pairs: 0.375, 0.5, 1 (statsmodels' multipletests below). Had the duplicate spelling been
-    let through and pooled, 6 tests would give 0.75 for A vs B. (Each sentence its own
+    Hits: A s0-s5 (6), B s0-s1 (2), C s0-s2 (3). Discordant pairs: A vs B 4/0 -> mid-p
+    (Fagerland et al. 2013: the exact two-sided 2 * 0.5**4 minus P(X = 0) = 1/16) 0.0625;
+    A vs C 3/0 -> 0.25 - 1/8 = 0.125; B vs C 0/1 -> 1 - 1/2 = 0.5. Holm over these 3 pairs:
+    0.1875, 0.25, 0.5 (statsmodels' multipletests below). Had the duplicate spelling been
+    let through and pooled, 6 tests would give 0.375 for A vs B. (Each sentence its own
     question: were all in one, compare would take that question as its one unit, p 1.)
     """
     args = ["compare", *_files(tmp_path), "-m", "refuted+no_evidence", "-m", "refuted"]
@@ -111,15 +112,15 @@ def test_compare_holm_counts_each_pair_once_per_mapping(
         if t["mapping"] == "refuted+no_evidence" and t["test"].startswith("mcnemar")
     ]
     assert [(c, p) for c, p, _ in mcnemar] == [
-        ("A vs B", pytest.approx(0.125)),
-        ("A vs C", pytest.approx(0.25)),
-        ("B vs C", pytest.approx(1.0)),
+        ("A vs B", pytest.approx(0.0625)),
+        ("A vs C", pytest.approx(0.125)),
+        ("B vs C", pytest.approx(0.5)),
     ]
-    holm3 = multipletests([0.125, 0.25, 1.0], method="holm")[1]
-    assert list(holm3) == pytest.approx([0.375, 0.5, 1.0])
+    holm3 = multipletests([0.0625, 0.125, 0.5], method="holm")[1]
+    assert list(holm3) == pytest.approx([0.1875, 0.25, 0.5])
     assert [h for _, _, h in mcnemar] == pytest.approx(list(holm3))
-    holm6 = multipletests([0.125, 0.25, 1.0] * 2, method="holm")[1]
-    assert holm6[0] == pytest.approx(0.75)  # what a counted-twice family would have said
+    holm6 = multipletests([0.0625, 0.125, 0.5] * 2, method="holm")[1]
+    assert holm6[0] == pytest.approx(0.375)  # what a counted-twice family would have said
 
 
 def test_study_file_refuses_two_spellings_naming_line_and_field() -> None:

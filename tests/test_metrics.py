@@ -572,7 +572,6 @@ def test_concentrated_questions_are_warned() -> None:
 def test_labels_on_a_subset_say_the_metrics_are_the_subsets() -> None:
     # Labels for questions q1 and q2 only (s1-s4): q3's sentences s5 and s6 are unlabelled.
     # Seed 001, appendix A.2: precision and F1 on a gold subset cannot be extrapolated.
-    from failcodes.cli.metrics import notes
     from failcodes.report.tables import subset_notes
 
     subset = [lab for lab in labels(with_claim_label=False) if lab.question_id in ("q1", "q2")]
@@ -583,7 +582,7 @@ def test_labels_on_a_subset_say_the_metrics_are_the_subsets() -> None:
         "A: labels cover 4 of 6 sentences; "
         "precision, recall and F1 hold for the labelled subset only"
     )
-    assert any(n.startswith(line) for n in notes(report))
+    assert any(n.startswith(line) for n in report.notes())
     assert [n.startswith(line) for n in subset_notes([r.flat()])] == [True]
     # every sentence labelled: no such line
     full = compute_metrics(traces_a(), labels(with_claim_label=False), ["refuted"])

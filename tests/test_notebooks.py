@@ -26,6 +26,10 @@ def test_walkthrough_executes(tmp_path: Path) -> None:
     text = "\n".join(outputs.values())
     assert "1200 traces of 4 systems" in text  # 300 SciFact dev claims x 4 MultiVerS checkpoints
     assert "\\begin{tabular}" in text and "\\bottomrule" in text
+    # the metrics say what they assumed and, beside each recall interval, why it may not cover
+    # (SciFact's recall 1.0 [1.0, 1.0]: zero width, on the boundary); t22api
+    assert "Assumed: shared labels" in outputs[3] and "– CI warning (zero-width" in outputs[3]
+    assert "recall_ci_warning" in outputs[3]
     assert "('cohen', 0.311)" in text  # RAGChecker correctness, SOURCE.md: Cohen 0.311
     # a study run from Python (run_study): its seven steps, then a dry run through a request
     assert "7 steps: ingest ragchecker-example, metrics ragchecker-example" in text

@@ -317,9 +317,9 @@ def test_reviews_made_with_the_judges_codes_pre_selected_are_said_first(
     assert code == 0, err
     assert out.splitlines()[0] == (
         "Assumed: 1 of 2 annotations were made with the judge's codes pre-selected (Label "
-        "Studio predictions): a reviewer who keeps them agrees with the judge more than a blind "
-        "one may, so human vs judge agreement and the corrected shares may lean toward the "
-        "judge (push without --judged for a blind review)"
+        "Studio predictions of judge): a reviewer who keeps them agrees with the judge more "
+        "than a blind one may, so human vs judge agreement and the corrected shares may lean "
+        "toward the judge (push without --judged for a blind review)"
     )
     assert out.splitlines()[1].startswith("2 annotations from 1 coder(s) on 2 tasks")
 

@@ -250,7 +250,10 @@ def test_the_python_api_says_the_labels_cover_part_of_the_sentences(tmp_path: Pa
     row = result.report.results[0]
     assert (row.tp, row.fp, row.fn, row.tn, row.n_unlabelled) == (1, 0, 0, 2, 3)
     # the CLI's second line; the API said the first (Assumed: ...) alone
-    assert said[1:] == ["labels cover 3 of 6 sentences; the other 3 are left out (unlabelled)"]
+    assert said[1:] == [
+        "labels cover 3 of 6 sentences; the other 3 are left out (unlabelled)",
+        *result.later,  # and the notes under the CLI's table (t22api)
+    ]
     said.clear()
     out = tmp_path / "d.jsonl"
     failcodes.run(

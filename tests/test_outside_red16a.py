@@ -104,17 +104,18 @@ def test_clinician_columns_beside_a_majority_truth_are_not_systems(
     ]
     # the way through: the systems named. By hand on the majority's positives u1, u3, u5:
     # gpt hits u1, u3; claude u3, u5; discordant u1 (gpt only), u5 (claude only): McNemar
-    # b 1, c 1, exact p 1, difference in rates 0, n 3; one pair, so Holm's p is p.
+    # b 1, c 1, mid-p 1 - P(X = 1) / 2 = 1 - (2/4) / 2 = 0.75 (Fagerland et al. 2013; exact
+    # p 1), difference in rates 0, n 3; one pair, so Holm's p is p.
     args = ["compare", str(table), "--truth", "majority", "--systems", "gpt,claude"]
     code, out, err = run_cli([*args, "--format", "json"], capsys)
     assert code == 0, err
     tests = json.loads(out)["tests"]
     assert {t["comparison"] for t in tests} == {"gpt vs claude"}
-    mcnemar = next(t for t in tests if t["test"] == "mcnemar_exact")
+    mcnemar = next(t for t in tests if t["test"] == "mcnemar_midp")
     assert (mcnemar["n"], mcnemar["p_value"], mcnemar["p_holm"], mcnemar["effect"]) == (
         3,
-        1.0,
-        1.0,
+        0.75,
+        0.75,
         0.0,
     )
 

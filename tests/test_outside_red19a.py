@@ -111,7 +111,8 @@ def test_atomic_files_per_system_with_one_fact_id_name_the_way_through(
         "has_error=false here, question 'a1', and has_error=true, question 'a1' at "
         f"{tmp_path}/lA.jsonl:1: one target, two labels; two systems' answers numbered alike "
         "(one file each)? each label must name its system: a system field or column in every "
-        "record (atomic: the files ingested in one call; generic: --option label_scope=system)"
+        "record (atomic: the files ingested in one call; generic: --option label_scope=system; "
+        "generic-labels: --system NAME, one call per file)"
     )
     # the way through: each fact names its system, the files ingested in one call
     paths = []

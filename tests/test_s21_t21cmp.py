@@ -43,8 +43,8 @@ def test_clustered_statistic_on_obuchowskis_thyroid_data() -> None:
     By hand: d = -2, -1, -1, +1, -2, -1 on six patients (0 on the other 15), sum -6, sum of
     squares 4+1+1+1+4+1 = 12: (20/21) 36/12 = 2.857142. Cochran's Q on patient totals
     (k = 2) is the randomisation form (sum d)^2 / sum d^2 = 36/12 = 3.0 = 2.8571 x 21/20;
-    McNemar's chi-square (b + c = 1 + 7 = 8 discordant glands, so forced with exact_below=0)
-    is (|-6| - 1)^2 / 12 = 25/12. Unclustered, the glands as independent: Q = 36 / 8 = 4.5
+    so is McNemar's chi-square, without continuity correction (b + c = 1 + 7 = 8 discordant
+    glands, so forced with exact_below=0). Unclustered, the glands as independent: Q = 36 / 8 = 4.5
     (p 0.034), not 3.0 (p 0.083)."""
     x, ids = _glands()
     assert x.shape == (len(ids), 2) and len(set(ids)) == 21
@@ -54,27 +54,29 @@ def test_clustered_statistic_on_obuchowskis_thyroid_data() -> None:
     assert cl.cochrans_q(x).statistic == pytest.approx(36 / 8)  # glands as independent
     chi2 = cl.mcnemar(x[:, 0], x[:, 1], exact_below=0, clusters=ids)
     assert chi2.test == "mcnemar_chi2"
-    assert chi2.statistic == pytest.approx(25 / 12)
+    assert chi2.statistic == pytest.approx(36 / 12)
     assert chi2.effect == pytest.approx(-6 / 51)  # (b - c) / n: 39 + 1 + 7 + 4 = 51 glands
     assert chi2.n == 51
 
 
 def test_clustered_exact_mcnemar_flips_whole_questions() -> None:
     """q1: 2 sentences a=1, b=0 (d = +2); q2: 1 sentence a=1, b=0 (d = +1); q3: 2 sentences
-    both 1. Swapping the systems per question: +-2 +-1 in {3, 1, -1, -3}, each 1/4, so
-    P(|S| >= 3) = 1/2. Per sentence (the binomial, 3 discordant, all one way): 2/8 = 0.25."""
+    both 1. Swapping the systems per question: +-2 +-1 in {3, 1, -1, -3}, each 1/4, so the
+    mid-p P(|S| > 3) + P(|S| = 3) / 2 = 0 + 1/4 (exact: 1/2). Per sentence (the binomial, 3
+    discordant, all one way): 2/8 - P(X = 0) = 0.25 - 0.125 = 0.125 (Fagerland et al. 2013's
+    mid-p; exact 0.25)."""
     a = [1, 1, 1, 1, 1]
     b = [0, 0, 0, 1, 1]
     ids = ["q1", "q1", "q2", "q3", "q3"]
-    assert cl.mcnemar(a, b).p_value == pytest.approx(0.25)
+    assert cl.mcnemar(a, b).p_value == pytest.approx(0.125)
     got = cl.mcnemar(a, b, clusters=ids)
-    assert got.test == "mcnemar_exact"
-    assert got.p_value == pytest.approx(0.5)
-    # one unit per question: the binomial exactly (b=3, c=0 and b=4, c=1 by hand)
-    assert cl.mcnemar(a, b, clusters=["u1", "u2", "u3", "u4", "u5"]).p_value == 0.25
+    assert got.test == "mcnemar_midp"
+    assert got.p_value == pytest.approx(0.25)
+    # one unit per question: the binomial mid-p exactly (b=3, c=0 and b=4, c=1 by hand)
+    assert cl.mcnemar(a, b, clusters=["u1", "u2", "u3", "u4", "u5"]).p_value == 0.125
     a2, b2 = [1, 1, 1, 1, 0, 1], [0, 0, 0, 0, 1, 1]
     single = cl.mcnemar(a2, b2, clusters=list("abcdef")).p_value
-    assert single == pytest.approx(2 * (1 + 5) / 32)  # 2 P(Bin(5, 1/2) <= 1) = 0.375
+    assert single == pytest.approx(2 * (1 + 5) / 32 - 5 / 32)  # 2 P(X <= 1) - P(X = 1): 7/32
 
 
 def test_clustered_cochrans_q_by_hand() -> None:
@@ -162,8 +164,8 @@ def test_compare_file_with_a_question_id_column(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A FILE whose question_id column repeats: the first line says the tests take the question
-    as the unit, and McNemar is the clustered one (p 0.5 by hand, as above: q1 d = +2,
-    q2 d = +1; per row it read 0.25 with "each row counts as one unit")."""
+    as the unit, and McNemar is the clustered one (mid-p 0.25 by hand, as above: q1 d = +2,
+    q2 d = +1; per row it read 0.125 with "each row counts as one unit")."""
     csv = tmp_path / "preds.csv"
     rows = ["question_id,a,b", "q1,1,0", "q1,1,0", "q2,1,0", "q3,1,1", "q3,1,1"]
     csv.write_text("\n".join(rows) + "\n", encoding="utf-8")
@@ -176,7 +178,7 @@ def test_compare_file_with_a_question_id_column(
     ), got["assumed"]
     assert "each row counts as one unit" not in got["assumed"]
     mcnemar = next(r for r in got["tests"] if r["test"].startswith("mcnemar"))
-    assert mcnemar["p_value"] == pytest.approx(0.5)
+    assert mcnemar["p_value"] == pytest.approx(0.25)
 
 
 def test_compare_file_refuses_a_blank_question_id(
@@ -222,10 +224,11 @@ def _traces_and_labels(tmp_path: Path) -> list[str]:
 def test_compare_traces_take_the_question_as_the_unit(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """5 error sentences in 4 questions. McNemar A vs B on the sentences: b = 3, c = 1, exact
-    p = 2 P(Bin(4, 1/2) <= 1) = 2 * 5/16 = 0.625. On question totals d = +2, +1, 0, -1:
-    +-2 +-1 +-1 over 8 sign patterns gives |S| >= 2 in 6 (sums 4, 2, 2, 0, 0, -2, -2, -4),
-    p = 0.75. The first line says the tests take the question as the unit."""
+    """5 error sentences in 4 questions. McNemar A vs B on the sentences: b = 3, c = 1, mid-p
+    2 P(Bin(4, 1/2) <= 1) - P(X = 1) = 10/16 - 4/16 = 0.375 (exact 0.625). On question totals
+    d = +2, +1, 0, -1: +-2 +-1 +-1 over 8 sign patterns gives sums 4, 2, 2, 0, 0, -2, -2, -4:
+    |S| > 2 in 2, |S| = 2 in 4, mid-p 2/8 + 4/16 = 0.5 (exact 0.75). The first line says the
+    tests take the question as the unit."""
     code, out, err = run_cli(
         ["compare", *_traces_and_labels(tmp_path), "--resamples", "200", "--format", "json"],
         capsys,
@@ -237,8 +240,8 @@ def test_compare_traces_take_the_question_as_the_unit(
         "sentences" in got["assumed"]
     ), got["assumed"]
     mcnemar = next(r for r in got["tests"] if r["test"].startswith("mcnemar"))
-    assert mcnemar["p_value"] == pytest.approx(0.75)
-    assert cl.mcnemar([1, 1, 1, 1, 0], [0, 0, 0, 1, 1]).p_value == pytest.approx(0.625)
+    assert mcnemar["p_value"] == pytest.approx(0.5)
+    assert cl.mcnemar([1, 1, 1, 1, 0], [0, 0, 0, 1, 1]).p_value == pytest.approx(0.375)
 
 
 def test_compare_difference_interval_on_12_positives_says_so(

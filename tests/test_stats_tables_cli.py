@@ -434,8 +434,9 @@ def test_cli_compare_from_traces_and_labels(tmp_path: Path, run) -> None:
     # recall A = 1/2, B = 2/2: difference -0.5; F1 A = 2/(2+1+1) = 0.5, B = 4/(4+0+0) = 1
     assert tests[("permutation_recall", "A vs B")]["effect"] == pytest.approx(-0.5)
     assert tests[("permutation_f1", "A vs B")]["effect"] == pytest.approx(-0.5)
-    # McNemar on the 2 positives: discordant pairs b = 0, c = 1 -> exact p = 1
-    assert tests[("mcnemar_exact", "A vs B")]["p_value"] == 1.0
+    # McNemar on the 2 positives: discordant pairs b = 0, c = 1 -> exact p = 1, mid-p
+    # (Fagerland et al. 2013) 1 - P(X = 0) = 1 - 1/2 = 0.5
+    assert tests[("mcnemar_midp", "A vs B")]["p_value"] == 0.5
     both = run("compare", tmp_path / "x.csv", "--traces", tmp_path / "t.jsonl")
     assert both.returncode == 2 and "either FILE" in both.stderr
 
@@ -491,7 +492,7 @@ def test_cli_compare_takes_repeated_traces_and_mappings(tmp_path: Path, run) -> 
     assert {m for m, _, _ in tests} == {"refuted", "non_supported"}
     # the refuted set reproduces test_cli_compare_from_traces_and_labels (one traces file)
     assert tests[("refuted", "permutation_recall", "A vs B")]["effect"] == pytest.approx(-0.5)
-    assert tests[("refuted", "mcnemar_exact", "A vs B")]["p_value"] == 1.0
+    assert tests[("refuted", "mcnemar_midp", "A vs B")]["p_value"] == 0.5
     # a mapping with a FILE, or --truth with --traces: one line each
     bad = run("compare", tmp_path / "x.csv", "-m", "refuted")
     assert bad.returncode == 2 and "-m/--mapping goes with --traces" in bad.stderr

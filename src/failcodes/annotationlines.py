@@ -71,8 +71,8 @@ class AnnotationLine(
 ):
     """:class:`~failcodes.annotations.Annotation`'s fields (``created_at`` as its text).
 
-    Every field required but ``judge_shown`` (the model writes it only when true), unknown
-    ones refused (see the module docstring).
+    Every field required but ``judge_shown`` and ``shown_judge`` (the model writes them only
+    when true, or known), unknown ones refused (see the module docstring).
     """
 
     unit_id: str
@@ -95,6 +95,7 @@ class AnnotationLine(
     lead_time_s: float | None
     created_at: str
     judge_shown: bool = False
+    shown_judge: str | None = None
 
     def code_set(self, dimension: str) -> tuple[str, ...]:
         """See :meth:`Annotation.code_set`."""
@@ -149,6 +150,7 @@ def vouched(line: bytes | str) -> AnnotationLine | None:
     keys = (
         _FIXED
         - (not ann.judge_shown)
+        - (ann.shown_judge is None)
         + len(codes)
         + len(code_sets)
         + len(leaves)
@@ -157,6 +159,7 @@ def vouched(line: bytes | str) -> AnnotationLine | None:
     strings = None  # counted only where keys_vouched can use them (no backslash)
     if not backslash:
         strings = _TEXTS - (ann.reason, ann.rationale, ann.quote, ann.proposal).count(None)
+        strings += ann.shown_judge is not None
         strings += len(codes) + 2 * len(evidence)
         if code_sets:
             strings += sum(map(len, code_sets.values()))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 
@@ -73,6 +73,18 @@ def includes_heuristic(coder: str) -> bool:
     broke, and its votes, are the heuristic's, and no output said so.
     """
     return any(m.partition("#")[0] == "offline" for m in panel_members(coder))
+
+
+HEURISTIC_NOTE = "heuristic baseline, not an LLM"
+
+
+def judge_label(coder: str, kind: CoderKind) -> str:
+    """The judge as shown to reviewers; the offline heuristic judge is labelled as such."""
+    if kind is CoderKind.HEURISTIC:
+        return f"{coder} ({HEURISTIC_NOTE})"
+    if includes_heuristic(coder):  # a panel of the offline judge and a model
+        return f"{coder} (includes the heuristic baseline)"
+    return coder
 
 
 class Status(StrEnum):
@@ -155,6 +167,12 @@ class Annotation(FrozenModel):
         description="A review made with the judge's codes pre-selected (Label Studio showed "
         "its prediction: push --judged); written only when true.",
     )
+    shown_judge: str | None = Field(
+        default=None,
+        exclude_if=lambda judge: judge is None,
+        description="Whose codes were pre-selected: the model_version of the Label Studio "
+        "prediction shown ('<codebook ref> <judge>', :meth:`shown_as`); written only when known.",
+    )
 
     @model_validator(mode="after")
     def _sets_match_codes(self) -> Annotation:
@@ -169,8 +187,38 @@ class Annotation(FrozenModel):
         """Every code this annotation gives ``dimension`` (empty when it gives none)."""
         return code_set_of(self.codes, self.code_sets, dimension)
 
+    def shown_as(self) -> str:
+        """A judge annotation's Label Studio model_version: its codebook and its judge."""
+        return f"{self.codebook} {judge_label(self.coder, self.coder_kind)}"
+
     def uncertain_dimensions(self) -> list[str]:
         """Dimensions flagged uncertain (every coded one for an old unit-level flag)."""
         if self.evidence:
             return [d for d, e in self.evidence.items() if e.uncertain]
         return list(self.codes) if self.uncertain else []
+
+
+def review_twice(reviews: Iterable[tuple[str, Annotation]]) -> tuple[int, str] | None:
+    """The first review that is an earlier one under another coder name (None: none is).
+
+    ``reviews`` are (where it is, review); the answer is the repeat's index and the line that
+    says so, naming the earlier one's place. A pull names reviewers by email, an import without
+    ``--user`` by Label Studio's user id (``label-studio-user-3``): the same reviews pulled and
+    imported were two reviewers, one person counted twice (Fleiss 0.467 -> 0.625 on 4 units).
+    Told apart by what two people cannot share: the unit, the time to the microsecond, the
+    lead time and the codes (a review with no lead time, not made in Label Studio's editor,
+    matches none).
+    """
+    seen: dict[tuple[object, ...], tuple[str, Annotation]] = {}
+    for i, (where, ann) in enumerate(reviews):
+        if ann.lead_time_s is None:
+            continue
+        key = (ann.unit_id, ann.created_at, ann.lead_time_s, tuple(sorted(ann.codes.items())))
+        first, was = seen.setdefault(key, (where, ann))
+        if was.coder != ann.coder:
+            return i, (
+                f"the review of unit {ann.unit_id} by {ann.coder!r} is the one by "
+                f"{was.coder!r} {first} (same time, lead time and codes): one Label Studio "
+                "annotation under two coder names would count one person as two reviewers"
+            )
+    return None

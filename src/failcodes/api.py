@@ -14,6 +14,7 @@ from typing import Any
 
 from failcodes.commands.base import Note, Request
 from failcodes.errors import file_errors
+from failcodes.fileio import notes_to
 
 
 def _stderr(line: str) -> None:
@@ -29,7 +30,10 @@ def run(request: Request, *, note: Note = _stderr) -> Any:
     labels cover part of the units (``result.coverage``, the CLI's second line: P/R/F1 of 3
     labelled sentences of 6 read 100% with no word of the other 3), and ``metrics`` on traces
     whose ingest left rows out for want of a verdict (``result.dropped``: their claims count
-    in no metric), and ``agree``'s notes under its first line (``result.later``).
+    in no metric), and the notes the CLI prints under its first line or its table
+    (``result.later``: ``agree``'s; ``metrics``' unlabelled units, CI warnings, ...), and
+    what ``failcodes run`` says of a step (``result.said()``: an ``ingest`` that read a
+    system's evidence from its traces, closed-book), each line once.
 
     Every error a user can cause is a :class:`~failcodes.errors.FailcodesError` with the
     CLI's one line: the file system refusing a file too (a
@@ -37,10 +41,18 @@ def run(request: Request, *, note: Note = _stderr) -> Any:
     check the path and its permissions").
     """
     runner: Any = request
-    with file_errors():
-        result = runner.run(note=note)
+    told: list[str] = []
+
+    def noted(line: str) -> None:
+        told.append(line)
+        note(line)
+
+    with file_errors(), notes_to(note):
+        result = runner.run(note=noted)
     said = [getattr(result, name, None) for name in ("assumed", "coverage", "dropped")]
-    for line in [*said, *getattr(result, "later", ())]:  # agree's later notes
-        if isinstance(line, str) and line:
+    step = getattr(result, "said", None)  # also what `failcodes run` says of the step
+    for line in [*said, *getattr(result, "later", ()), *(step() if callable(step) else ())]:
+        if isinstance(line, str) and line and line not in told:
+            told.append(line)  # each line once: a step's said() repeats its first lines
             note(line)
     return result

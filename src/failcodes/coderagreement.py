@@ -334,7 +334,27 @@ def annotation_shape_line(
             "(Label Studio predictions, push --judged): human vs machine agreement may lean "
             "toward the judge"
         )
-    return line
+    other = other_judge_shown(items)
+    return f"{line}; {other}" if other else line
+
+
+def other_judge_shown(annotations: Iterable[Annotation]) -> str:
+    """Reviews made with the codes of a judge no machine coder here is ('' if none, or none).
+
+    A reviewer saw judge A's codes pre-selected (the Label Studio prediction's model_version,
+    :attr:`Annotation.shown_judge`) and is compared with judge B (run again with another model
+    or codebook): the lean toward the judge the captions name is toward A.
+    """
+    items = list(annotations)
+    judges = {a.shown_as() for a in items if a.coder_kind is not CoderKind.HUMAN}
+    seen = [a.shown_judge for a in items if a.shown_judge and a.shown_judge not in judges]
+    if not judges or not seen:
+        return ""
+    return (
+        f"{len(seen)} review(s) made with the codes of {', '.join(sorted(set(seen)))} "
+        f"pre-selected, compared here with {', '.join(sorted(judges))}: not the judge they saw "
+        "(run again since?), so human vs judge agreement is not the reviewers' check of it"
+    )
 
 
 def unmatched_clause(annotations: Iterable[Annotation]) -> str:

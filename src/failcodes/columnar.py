@@ -27,6 +27,7 @@ import itertools
 import json
 import math
 import operator
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -43,11 +44,12 @@ from failcodes.ingest.repeats import KeyHashes
 from failcodes.jsonio import byte_blocks, byte_lines, jsonl_lines, jsonl_object
 from failcodes.labelcols import LabelColumns
 from failcodes.labels import (
+    SYSTEM_TWO_WAYS,
     Label,
     TraceTexts,
     label_systems,
     labelled_texts,
-    trace_system_names,
+    system_written_two_ways,
     validate_labels,
 )
 from failcodes.numbertext import whole_number_text
@@ -77,7 +79,6 @@ from failcodes.tracecols import (
 )
 from failcodes.traceio import (
     TRACE_ENGINE_COLUMNS,
-    TRACE_ID_FIELDS,
     duplicate_claim,
     prepare_trace,
     read_trace_files,
@@ -86,7 +87,7 @@ from failcodes.traceio import (
     trace_arrow_schema,
     two_texts,
 )
-from failcodes.tracelines import TraceLine, Voucher
+from failcodes.tracelines import TRACE_IDS, TraceLine, Voucher
 from failcodes.traces import (
     UNDECLARED_KEY,
     EvidenceSource,
@@ -95,7 +96,7 @@ from failcodes.traces import (
     derived_evidence_source,
     tally_undeclared,
 )
-from failcodes.verdicts import Verdict, is_truth, normalize_verdict
+from failcodes.verdicts import Verdict, alias_word, normalize_verdict
 
 if TYPE_CHECKING:  # disagreements imports metrics; this module imports it on use
     from failcodes.disagreements import ClaimView
@@ -128,7 +129,7 @@ def _verdict_entry(raw: Any) -> str | None:
 def _object_line(raw: bytes, lineno: int, path: Path, facts: _Facts | None = None) -> Trace | None:
     """One line through the object reader's own steps: a Trace, None (blank) or its error.
 
-    ``facts`` counts a true/false verdict.
+    ``facts`` counts a verdict a default alias read (:func:`alias_word`).
     """
     try:
         text = raw.decode("utf-8")
@@ -139,8 +140,9 @@ def _object_line(raw: bytes, lineno: int, path: Path, facts: _Facts | None = Non
     if not text.strip():
         return None
     obj = jsonl_object(text, path, lineno)
-    if facts is not None and isinstance(obj, dict) and is_truth(obj.get("verdict")):
-        facts.truths += 1
+    word = alias_word(obj.get("verdict")) if isinstance(obj, dict) else None
+    if facts is not None and word:
+        facts.truths[word] += 1
     return prepare_trace(drop_nones(obj), path, lineno, None, {}, convert="generic")
 
 
@@ -248,7 +250,16 @@ def _scan_jsonl(
                     failure = exc
                     break
                 if trace is not None:
-                    add((lineno, start, *keys(trace)[:4], trace.verdict.value, trace.sentence))
+                    add(
+                        (
+                            lineno,
+                            start,
+                            *keys(trace)[:4],
+                            trace.verdict.value,
+                            trace.sentence,
+                            trace.claim,
+                        )
+                    )
                     if trace.evidence_source is None:
                         tally(facts.undeclared, trace.system, None, trace.passages, trace.retriever)
             if failure is not None:
@@ -277,7 +288,7 @@ def _numbers(values: Any, dtype: Any) -> Any:
 
 #: A vouched line's values of a ``rows`` row: its ids, verdict (canonical) and sentence text.
 _ROW_KEYS = operator.attrgetter(
-    "system", "question_id", "sentence_id", "claim_id", "verdict", "sentence"
+    "system", "question_id", "sentence_id", "claim_id", "verdict", "sentence", "claim"
 )
 
 
@@ -286,10 +297,11 @@ class _RowSink:
 
     def __init__(self, con: Any, file: int, first: int, *, texts: bool = False) -> None:
         self.con, self.file, self.row = con, file, first
-        #: Rows appended: (line, offset, system, question, sentence, claim, verdict, text),
-        #: the verdict canonical, the text the sentence's (None: none).
+        #: Rows appended: (line, offset, system, question, sentence, claim, verdict, text,
+        #: claim text), the verdict canonical, the text the sentence's (None: none).
         self.rows: list[tuple[Any, ...]] = []
-        #: Whether ``rows`` gets each row's sentence text hashed (0: none; ``hash("")`` is 0).
+        #: Whether ``rows`` gets each row's sentence text hashed (0: none; ``hash("")`` is 0),
+        #: and its claim's where it gives no sentence text.
         self.texts = texts
 
     def spill(self) -> None:
@@ -301,14 +313,22 @@ class _RowSink:
         """Insert the appended rows (as numpy arrays: a JSONL scan imports no pyarrow)."""
         if not self.rows:
             return
-        lines, offsets, *keys, verdicts, texts = zip(*self.rows, strict=True)
+        lines, offsets, *keys, verdicts, texts, claims = zip(*self.rows, strict=True)
         self.rows.clear()  # (the scan holds its append)
         self.insert(
             np.array(lines, dtype=np.int64),
             np.array(offsets, dtype=np.int64),
             [np.array(k, dtype=object) for k in keys],
             np.fromiter(map(_VERDICT_INDEX.__getitem__, verdicts), np.int8, len(verdicts)),
-            [hash(t) if t else 0 for t in texts] if self.texts else None,
+            [
+                [hash(t) if t else 0 for t in texts],
+                # a claim's text where its row gives no sentence text (the labels' check)
+                [hash(c) if c and not t else 0 for t, c in zip(texts, claims, strict=True)]
+                if None in texts or "" in texts
+                else [0] * len(texts),
+            ]
+            if self.texts
+            else None,
         )
 
     def insert(
@@ -317,11 +337,12 @@ class _RowSink:
         offsets: Any,
         keys: Sequence[Any],
         verdicts: Any,
-        texts: Sequence[int] | None = None,
+        texts: Sequence[Sequence[int]] | None = None,
     ) -> None:
         """Insert rows (lines, offsets, the four ids, verdict indexes): numpy or Arrow arrays.
 
-        ``texts``: the rows' sentence texts hashed, where ``rows`` has them (a JSONL scan's).
+        ``texts``: the rows' sentence and claim texts hashed, where ``rows`` has them (a
+        JSONL scan's).
         """
         n = len(lines)
         columns = {
@@ -333,7 +354,8 @@ class _RowSink:
             "verdict": verdicts,
         }
         if texts is not None:
-            columns["sentence_text"] = np.array(texts, dtype=np.int64)
+            columns["sentence_text"] = np.array(texts[0], dtype=np.int64)
+            columns["claim_text"] = np.array(texts[1], dtype=np.int64)
         if not isinstance(lines, np.ndarray):  # Arrow arrays (a Parquet scan)
             pa, _ = pyarrow_modules()
             columns = pa.table(
@@ -491,7 +513,7 @@ def _scan_parquet(
                 bad |= True
             else:
                 bad |= numpy_of(col.is_null())
-                if name in TRACE_ID_FIELDS:  # blank or padded ids: the exact reader's error
+                if name in TRACE_IDS:  # blank or padded ids: the exact reader's error
                     trimmed = pc.utf8_trim_whitespace(col)
                     bad |= numpy_of(pc.not_equal(trimmed, col), fill=False)
                     bad |= numpy_of(pc.utf8_length(col), fill=1) == 0
@@ -524,10 +546,10 @@ def _scan_parquet(
         where = pc.index_in(raw_verdicts, value_set=string_array(known))
         kept = len(raw_verdicts)
         _tally_batch(facts.undeclared, {k: v.slice(0, kept) for k, v in cols.items()})
-        truths = [v for v in known if is_truth(v)]
-        if truths:
-            read = pc.is_in(raw_verdicts, value_set=string_array(truths))
-            facts.truths += int(pc.sum(read).as_py() or 0)
+        for value in known:
+            word = alias_word(value)
+            if word:
+                facts.truths[word] += int(pc.sum(pc.equal(raw_verdicts, value)).as_py() or 0)
         indexes = _numbers([_VERDICT_INDEX[verdict_table[v]] for v in known], np.int8)
         sink.insert(
             _numbers(np.arange(offset + 1, offset + kept + 1), np.int64),
@@ -627,9 +649,9 @@ def read_trace_columns(
     try:
         loaded = _load(items, formats)
     except _UseObjectReaderError:
-        truths = [0]
+        truths: Counter[str] = Counter()
         columns = TraceColumns.from_traces(read_trace_files(items, truths=truths))
-        return replace(columns, truths=truths[0])
+        return replace(columns, truths=truths)
     try:
         return replace(_engine_trace_columns(loaded), **_given(loaded))
     finally:
@@ -778,19 +800,10 @@ def check_system_spellings(
     error names the first row of the later name (sorted), found by reading the files again
     only then.
     """
-    seen: dict[str, str] = {}
-    for name in trace_system_names(traces):
-        key = spelling_key(name)
-        if key in seen:
-            path, line = first_row_of_system(paths, name)
-            raise InputError(
-                f"system {name!r} is {seen[key]!r} written another way (case, spacing or "
-                "Unicode form): they would be scored as two systems; write it one way",
-                path=path,
-                line=line,
-                field="system",
-            )
-        seen[key] = name
+    twice = system_written_two_ways(traces)
+    if twice is not None:
+        path, line = first_row_of_system(paths, twice[0])
+        raise InputError(SYSTEM_TWO_WAYS.format(*twice), path=path, line=line, field="system")
 
 
 def first_row_of_system(paths: Sequence[Path], name: str) -> tuple[Path | None, int | None]:
@@ -845,7 +858,9 @@ def _texts_of(
     if isinstance(columns, SentenceColumns) and columns.texts_differ is False:
         # no id has two texts: only the sentences whose labels give their text are compared
         return lambda told: trace_texts(paths, told, claims=False) if told else iter(())
-    claims = not isinstance(columns, SentenceColumns)  # (groups: sentence labels only)
+    # groups where an id has two texts: a claim id's two texts where no row of its sentence
+    # gives the sentence's are two answers' (the claims read then only)
+    claims = not isinstance(columns, SentenceColumns) or columns.texts_differ is True
     return lambda told: trace_texts(paths, told, claims=claims)
 
 
@@ -878,7 +893,7 @@ def _parquet_texts(
             return
         rows = con.execute(
             f"""SELECT system, sentence_id, claim_id,
-                CASE WHEN list_contains($1::UBIGINT[], hs) THEN sentence END,
+                sentence,
                 CASE WHEN list_contains($2::UBIGINT[], hc) THEN claim END
             FROM ({source})
             WHERE list_contains($1::UBIGINT[], hs) OR list_contains($2::UBIGINT[], hc)
@@ -1356,7 +1371,7 @@ class _Facts:
     #: As :attr:`TraceColumns.undeclared <failcodes.tracecols.TraceColumns.undeclared>`.
     undeclared: dict[str, list[int]] = field(default_factory=dict)
     #: As :attr:`TraceColumns.truths <failcodes.tracecols.TraceColumns.truths>`.
-    truths: int = 0
+    truths: Counter[str] = field(default_factory=Counter)
 
     def given(self) -> dict[str, Any]:
         """The columns' fields they fill."""
@@ -1512,7 +1527,8 @@ def _load_scanned(items: Sequence[Path], formats: Sequence[Format]) -> _Rows:
     texts = all(f is Format.JSONL for f in formats)
     con = engine.connect()
     try:
-        con.execute(_ROWS_TABLE[:-1] + ", sentence_text BIGINT)" if texts else _ROWS_TABLE)
+        hashes = ", sentence_text BIGINT, claim_text BIGINT)"
+        con.execute(_ROWS_TABLE[:-1] + hashes if texts else _ROWS_TABLE)
         starts: list[int] = []
         total = 0
         failure: InputError | None = None
@@ -1535,12 +1551,13 @@ def _load_scanned(items: Sequence[Path], formats: Sequence[Format]) -> _Rows:
 
 
 def _texts_differ(loaded: _Rows) -> bool | None:
-    """Whether a sentence id has two texts in the loaded files (None: not known).
+    """Whether a sentence id, or a claim id of one sentence, has two texts (None: not known).
 
     JSONL files scanned with their texts: the ``rows``' hashes; Parquet files: read from
     them on the load's connection. Their 64-bit hashes differ (two texts with one hash,
     2**-64 a pair, would be missed); a row without the text is passed over, as
-    :func:`failcodes.labels.text_mismatch` does.
+    :func:`failcodes.labels.text_mismatch` does. A claim's two texts are two systems' own
+    answers numbered alike where no sentence text tells them apart (the labels' check).
     """
     if loaded.vocab is not None:
         systems = len(loaded.vocab[0])
@@ -1548,20 +1565,31 @@ def _texts_differ(loaded: _Rows) -> bool | None:
         systems = loaded.con.execute("SELECT count(DISTINCT system) FROM rows").fetchone()[0]
     if systems < 2:  # (one system's labels are never compared with another's texts)
         return None
+    claims = None
     if loaded.texts:
         query = """SELECT 1 FROM rows GROUP BY sentence_id
         HAVING min(NULLIF(sentence_text, 0)) < max(NULLIF(sentence_text, 0))"""
+        claims = """SELECT 1 FROM rows GROUP BY sentence_id, claim_id
+        HAVING min(NULLIF(claim_text, 0)) < max(NULLIF(claim_text, 0))"""
     elif all(f is Format.PARQUET for f in loaded.formats):
         source = _texts_source(loaded.con, loaded.paths, claims=False)
         query = f"""SELECT 1 FROM ({source}) WHERE sentence IS NOT NULL GROUP BY hs
         HAVING min(hash(sentence)) < max(hash(sentence))"""
+        if loaded.con.execute(f"SELECT 1 FROM ({source}) WHERE sentence IS NULL").fetchone():
+            # the claims' texts, read only where a row gives no sentence text (the claim
+            # column cost +11% of metrics' instructions on the tool's own Parquet: issue 30)
+            claims = f"""SELECT 1 FROM ({_texts_source(loaded.con, loaded.paths, claims=True)})
+            WHERE sentence IS NULL AND claim IS NOT NULL GROUP BY hs, hc
+            HAVING min(hash(claim)) < max(hash(claim))"""
     else:
         return None
     threads = loaded.con.execute("SELECT current_setting('threads')").fetchall()[0][0]
     loaded.con.execute("SET threads = 1")  # (two threads' hash tables: memory for no gain)
-    found = loaded.con.execute(query).fetchone()
+    found = loaded.con.execute(query).fetchone() or (
+        claims is not None and loaded.con.execute(claims).fetchone()
+    )
     loaded.con.execute(f"SET threads = {int(threads)}")
-    return found is not None
+    return bool(found)
 
 
 def _engine_trace_columns(loaded: _Rows) -> TraceColumns:

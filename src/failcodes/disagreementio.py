@@ -576,12 +576,12 @@ def read_disagreement_traces(path: str | Path) -> list[Trace]:
     model and turned into traces without a second validation; any other file, or any line
     the decoder cannot vouch for, takes that exact path instead.
     """
+    from failcodes.units import disagreement_traces, once_per_claim
+
     source = Path(path)
     try:
-        return _fast_disagreement_traces(source)
+        return once_per_claim(iter_disagreement_claims(source), claim_trace_of)
     except ExactReaderNeededError:
-        from failcodes.units import disagreement_traces
-
         return disagreement_traces(read_disagreements(source))
 
 
@@ -721,15 +721,3 @@ def claim_trace_of(rec: Any, claim: Any) -> Trace:
         passages=construct_passages(claim.passages),
         evidence_source=EvidenceSource(source) if source is not None else None,
     )
-
-
-def _fast_disagreement_traces(path: Path) -> list[Trace]:
-    seen: set[tuple[str, str, str, str]] = set()
-    out: list[Trace] = []
-    for rec, c in iter_disagreement_claims(path):
-        key = (rec.system, rec.question_id, rec.sentence_id, c.claim_id)
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(claim_trace_of(rec, c))
-    return out

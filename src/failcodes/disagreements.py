@@ -36,6 +36,7 @@ import numpy.typing as npt
 from pydantic import Field, field_validator
 
 from failcodes.contract import FrozenModel
+from failcodes.errors import choice
 from failcodes.labels import Label, LabelIndex, check_in_memory
 from failcodes.labelscope import DataShape, QuestionScope
 from failcodes.mapping import (
@@ -309,9 +310,9 @@ def select_with_shape(
     own system; shared ones within ``question_scope``). The shape is what the selection
     assumed of the data (the first line's facts).
     """
-    lvl = Level(level)
-    policy = WithoutClaimsPolicy(without_claims)
-    requested = QuestionScope(question_scope)
+    lvl = choice(Level, level, "level")
+    policy = choice(WithoutClaimsPolicy, without_claims, "without_claims")
+    requested = choice(QuestionScope, question_scope, "question_scope")
     m = mapping if isinstance(mapping, ErrorMapping) else resolve_mapping(mapping)
     cols = as_columns(traces)
     out: list[Selected] = []
@@ -597,7 +598,8 @@ def find_disagreements(
     ``disagreements`` command selects on columns and writes streaming instead.)
     """
     items = list(traces)
-    index = LabelIndex(check_in_memory(labels, items, Level(level) is Level.SENTENCE))
+    sentences = choice(Level, level, "level") is Level.SENTENCE
+    index = LabelIndex(check_in_memory(labels, items, sentences))
     return [
         Disagreement.model_validate(disagreement_json(s, [items[r] for r in s.rows], index))
         for s in select_with_shape(

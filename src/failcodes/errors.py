@@ -9,7 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from enum import Enum
 from pathlib import Path
+from typing import TypeVar
+
+_E = TypeVar("_E", bound=Enum)
+
+
+def choice(kind: type[_E], value: object, name: str) -> _E:
+    """``kind(value)``; a value not among ``kind``'s is a :class:`ConfigError` naming ``name``.
+
+    ``compute_metrics(level="question")`` raised Enum's bare ValueError from Python.
+    """
+    try:
+        return kind(value)
+    except ValueError:
+        allowed = ", ".join(str(m.value) for m in kind)
+        raise ConfigError(f"{name}: {value!r} is not one of {allowed}") from None
 
 
 def clip(text: str, width: int = 60) -> str:

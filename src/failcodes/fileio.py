@@ -37,8 +37,9 @@ import stat
 import sys
 import tempfile
 import types
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,44 @@ def check_regular_file(path: str | Path) -> Path:
     if not stat.S_ISREG(mode):
         raise InputError("not a regular file (a FIFO, socket or device); give a file", path=target)
     return target
+
+
+#: The first bytes of an OLE2 compound file: a password-protected .xlsx or an old .xls.
+_OLE2 = bytes.fromhex("D0CF11E0A1B11AE1")
+
+
+def kind_hint(path: Path) -> str:
+    """What a workbook or Parquet file that is none most likely is, from its first bytes.
+
+    ``"; it is text (a CSV renamed .parquet?): name it .csv"``; "" when unsure (or when it is
+    the kind its name says: a zip named .xlsx, a Parquet file named .parquet).
+    """
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return ""
+    suffix = path.suffix.lower()
+    if not head:
+        return "; the file is empty"
+    if head.startswith(_OLE2):
+        return (
+            "; it is a password-protected workbook or an old .xls: save it in Excel as .xlsx "
+            "without a password"
+        )
+    if head.startswith(b"PK"):
+        return (
+            ""
+            if suffix in (".xlsx", ".xlsm")
+            else "; it is a zip archive (an Excel workbook? name it .xlsx)"
+        )
+    if head.startswith(b"PAR1"):
+        return "" if suffix == ".parquet" else "; it is a Parquet file: name it .parquet"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+    return f"; it is text (a CSV renamed {suffix}?): name it .csv"
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -299,6 +338,36 @@ _UNTAGGED = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp|failcodes-duckdb-\d+")
 _swept: set[Path] = set()
 
 
+#: The caller's ``note`` (and the lines said) while :func:`notes_to` holds it; else stderr.
+_NOTE_TO: ContextVar[tuple[Callable[[str], None], set[str]] | None] = ContextVar("note_to")
+
+
+@contextmanager
+def notes_to(note: Callable[[str], None]) -> Iterator[None]:
+    """Notes on the files read in this block (a workbook's other sheets) go to ``note``, once.
+
+    ``failcodes.run``, a study step: they went to stderr, once per file and process.
+    """
+    token = _NOTE_TO.set((note, set()))
+    try:
+        yield
+    finally:
+        _NOTE_TO.reset(token)
+
+
+def say_note(text: str) -> bool:
+    """Say ``failcodes: note: TEXT`` to the ``note`` :func:`notes_to` holds (False: none)."""
+    held = _NOTE_TO.get(None)
+    if held is None:
+        return False
+    note, said = held
+    line = f"failcodes: note: {text}"
+    if line not in said:
+        said.add(line)
+        note(line)
+    return True
+
+
 def sweep_stale(folder: Path) -> None:
     """Remove the temporary files (and spill folders) in ``folder`` of this host's dead runs.
 
@@ -328,8 +397,8 @@ def sweep_stale(folder: Path) -> None:
                 shutil.rmtree(entry.path)
             else:
                 Path(entry.path).unlink()
-    if untagged:
-        print(f"failcodes: note: {_untagged_note(folder, untagged)}", file=sys.stderr)
+    if untagged and not say_note(text := _untagged_note(folder, untagged)):
+        print(f"failcodes: note: {text}", file=sys.stderr)
 
 
 def _owned(entry: os.DirEntry[str]) -> bool:

@@ -50,5 +50,11 @@ class Label(FrozenModel):
     @model_validator(mode="after")
     def _needs_a_target(self) -> Label:
         if self.sentence_id is None and self.claim_id is None:
-            raise ValueError("a label needs a sentence_id or a claim_id")
+            message = "a label needs a sentence_id or a claim_id"
+            if self.sentence is not None:  # a sheet of sentence texts and their labels
+                message += (
+                    " (labels keyed by the sentence's text? give each the traces' sentence_id: "
+                    "join the table to them on the text first)"
+                )
+            raise ValueError(message)
         return self

@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 from failcodes.errors import ConfigError, InputError, clip
 from failcodes.idzeros import without_leading_zeros
-from failcodes.labelcols import LabelColumns, LabelProblem, label_column, label_scope_problem
+from failcodes.labelcols import (
+    TOTAL_ID_FIELDS,
+    LabelColumns,
+    LabelProblem,
+    first_total_id,
+    label_column,
+    label_scope_problem,
+    total_id_problem,
+)
 from failcodes.labelmodel import Label as Label  # (where it has always been imported from)
 from failcodes.labelscope import LabelScope
 from failcodes.mapping import SentenceKey
@@ -82,6 +90,31 @@ def trace_system_names(traces: Iterable[Trace] | TraceColumns | SentenceColumns)
     if isinstance(traces, TraceColumns):
         return list(traces.small_codes("system")[1])
     return sorted({t.system for t in traces})
+
+
+def system_written_two_ways(
+    traces: Iterable[Trace] | TraceColumns | SentenceColumns,
+) -> tuple[str, str] | None:
+    """Two systems of the traces named alike but for case, spacing or Unicode form.
+
+    ``(later, first)`` in sorted order, or None. ``gpt-4`` in one file (or one list of trace
+    objects) and ``GPT-4`` in another were scored as two systems, exit 0.
+    """
+    from failcodes.spelling import name_key
+
+    seen: dict[str, str] = {}
+    for name in trace_system_names(traces):
+        first = seen.setdefault(name_key(name), name)
+        if first != name:
+            return name, first
+    return None
+
+
+#: What :func:`system_written_two_ways` found, said: name, the first name.
+SYSTEM_TWO_WAYS = (
+    "system {!r} is {!r} written another way (case, spacing or Unicode form): they would be "
+    "scored as two systems; write it one way"
+)
 
 
 class _LabelLookup(Mapping[str, Label]):
@@ -877,6 +910,12 @@ def _per_system(
         if system not in have:
             shown = ", ".join(repr(s) for s in have[:8]) + (", ..." if len(have) > 8 else "")
             message = f"no trace has system {system!r} (systems: {shown})"
+            if any(s in by_system for s in have):  # one system's traces, every system's labels
+                message += (
+                    "; labels of several systems' answers, scored one system at a time? give "
+                    "every system's traces together (--traces A --traces B), or this file's "
+                    "rows of the traces' systems alone"
+                )
             near = next((s for s in have if _fold(s) == _fold(system)), None)
             if near is not None:  # 'Müller' in NFD beside the traces' NFC looked the same
                 message = (
@@ -1278,6 +1317,8 @@ def text_mismatch(labels: Sequence[Label], rows: Iterable[TraceTexts]) -> LabelP
             if texts[pos]:
                 told.setdefault((systems[pos], sid), (pos, texts[pos], _letters(texts[pos])))
     first: dict[tuple[str, str], tuple[str, str]] = {}  # (field, id) -> system, text
+    # a labelled sentence's claim id -> system, claim text, whether its row gave the sentence
+    claimed: dict[tuple[str, str], tuple[str, str, bool]] = {}
     found: dict[int, LabelProblem] = {}
     for system, sid, cid, sentence, claim in rows:
         if told and sentence is not None:
@@ -1293,6 +1334,18 @@ def text_mismatch(labels: Sequence[Label], rows: Iterable[TraceTexts]) -> LabelP
                 )
         if not shared:
             continue
+        if claim is not None and sid in by_sentence:
+            seen_claim = claimed.setdefault((sid, cid), (system, claim, sentence is not None))
+            pos = by_sentence[sid]
+            if (
+                seen_claim[0] != system
+                and not seen_claim[2]  # a sentence's text: the sentence check's
+                and sentence is None
+                and pos not in found
+                and seen_claim[1] != claim
+                and _letters(seen_claim[1]) != _letters(claim)
+            ):
+                found[pos] = _claims_of_two_answers(pos, sid, cid, seen_claim[:2], system, claim)
         for field, target, text, wanted in (
             ("sentence_id", sid, sentence, by_sentence),
             ("claim_id", cid, claim, by_claim),
@@ -1318,6 +1371,28 @@ def text_mismatch(labels: Sequence[Label], rows: Iterable[TraceTexts]) -> LabelP
     return found[min(found)] if found else None
 
 
+def _claims_of_two_answers(
+    pos: int, sid: str, cid: str, first: tuple[str, str], system: str, claim: str
+) -> LabelProblem:
+    """A shared sentence label whose sentence holds one claim id with two systems' texts.
+
+    Each system wrote its own answer, numbered its sentences and claims alike (``q1:1``,
+    ``q1c1``) and the traces give no sentence text: the sentence check had nothing to compare,
+    and sysB was scored on the labels of sysA's answer (claude TP 2, TN 2, where its answer
+    was never labelled; exit 0).
+    """
+    return LabelProblem(
+        pos,
+        "sentence_id",
+        f"claim {cid!r} of sentence {sid!r} reads {clip(first[1])!r} in the traces of system "
+        f"{first[0]!r} and {clip(claim)!r} in those of {system!r}, and no sentence text tells "
+        "them apart: this label, shared by every system (no system column), would score both "
+        "systems' claims as one sentence's; if each system wrote its own answer, give the "
+        "labels a system column (labels per system); if the systems checked one answer, "
+        "give the traces that sentence's text (field sentence)",
+    )
+
+
 def labelled_texts(labels: Sequence[Label]) -> list[str]:
     """The sentence ids of the labels that give their sentence's text."""
     texts = label_column(labels, "sentence")
@@ -1326,8 +1401,12 @@ def labelled_texts(labels: Sequence[Label]) -> list[str]:
 
 
 def _letters(text: str) -> str:
-    """A text as compared with another: its letters and digits, case folded."""
-    return "".join(ch for ch in text.casefold() if ch.isalnum())
+    """A text as compared with another: its letters and digits, case folded, in one form.
+
+    NFC first: a file written in NFD (macOS) holds ``café``'s accent as a mark of its own,
+    which is no letter, so one system's ``cafe`` read as another claim than the other's.
+    """
+    return "".join(ch for ch in unicodedata.normalize("NFC", text).casefold() if ch.isalnum())
 
 
 def _system_outside_labels(
@@ -1403,10 +1482,20 @@ def check_in_memory(labels: Iterable[Label], traces: Any, sentence_level: bool) 
     """The label checks the CLI's readers make, for the Python API's in-memory traces.
 
     On traces read with ``failcodes.read_traces`` none was made: a label the traces write with
-    other leading zeros read TP 0, FP 0, FN 2, TN 2 for TP 1, FP 1, FN 1, TN 1. No labels
-    stays allowed (every metric undefined).
+    other leading zeros read TP 0, FP 0, FN 2, TN 2 for TP 1, FP 1, FN 1, TN 1; a system
+    written two ways (``GPT-4`` and ``gpt-4``) was scored as two; a totals row's label
+    (``Total``, under question q1) counted as a labelled sentence without claims (an FN). No
+    labels stays allowed (every metric undefined).
     """
     labels = list(labels)
+    twice = system_written_two_ways(traces)
+    if twice is not None:  # (read from files, columnar.check_system_spellings refuses it)
+        raise InputError(SYSTEM_TWO_WAYS.format(*twice), field="system")
+    for name in TOTAL_ID_FIELDS:  # a totals row's label, as the labels' readers refuse it
+        ids = label_column(labels, name)
+        at = first_total_id(ids)
+        if at is not None:
+            raise InputError(str(total_id_problem(name, ids[at])), line=at + 1, field=name)
     if labels:
         validate_labels(labels, traces)
     if sentence_level:

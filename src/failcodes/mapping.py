@@ -98,6 +98,8 @@ def resolve_mapping(spec: str) -> ErrorMapping:
     verdicts joined with ``,``. Raises :class:`~failcodes.errors.ConfigError` listing the valid
     names when ``spec`` is neither.
     """
+    if not isinstance(spec, str):  # find_disagreements(..., ["refuted"]): one mapping a call
+        raise ConfigError(f"mapping: {spec!r}; give one name or comma-separated verdicts")
     key = spec.strip()
     if key in NAMED_MAPPINGS:
         return NAMED_MAPPINGS[key]

@@ -54,6 +54,7 @@ import numpy.typing as npt
 from pydantic import Field
 
 from failcodes.contract import FrozenModel
+from failcodes.errors import ConfigError, choice, listed
 from failcodes.labelcols import label_column
 from failcodes.labels import Label, SentenceLabelCodes, check_in_memory, label_flags
 from failcodes.labels import LabelIndex as LabelIndex  # re-exported (one index, in labels)
@@ -105,6 +106,21 @@ METRICS: tuple[str, ...] = (
     "youden_j",
     "accuracy",
 )
+
+#: A metric's short name (the table's heads, the notes under it).
+SHORT = {
+    "precision": "P",
+    "recall": "R",
+    "f1": "F1",
+    "specificity": "Spec",
+    "balanced_accuracy": "BalAcc",
+    "youden_j": "J",
+    "accuracy": "Acc",
+}
+#: After an interval in the table: it carries a CI warning (the notes name why). The list is
+#: cut at 6 cells per warning, so without the mark a cell past the cut ("and 1 more") showed
+#: its interval with no word beside it.
+WARNED = "*"
 
 _NO_PRED = "no predicted errors (TP + FP = 0)"
 _NO_POS = "no clinician-labelled errors (TP + FN = 0)"
@@ -256,6 +272,15 @@ class BootstrapSettings(FrozenModel):
     cluster: str = Field(default="question_id", description="The resampled cluster.")
 
 
+#: :meth:`MetricResult.flat`'s plain fields before the metrics and after them, as dumped
+#: (enums as their values; ``error_verdicts`` is joined by commas there).
+_FLAT_HEAD = set("system mapping error_verdicts level n n_questions tp fp fn tn".split())  # noqa: SIM905
+_FLAT_TAIL = set(
+    """n_unlabelled n_without_claims without_claims_policy labels question_shape question_scope
+    n_labelled_questions n_answered_questions n_labelled_sentences n_unanswered""".split()  # noqa: SIM905
+)
+
+
 class MetricResult(FrozenModel):
     """Confusion counts, metrics and (optionally) intervals of one system x mapping x level."""
 
@@ -308,18 +333,8 @@ class MetricResult(FrozenModel):
 
     def flat(self) -> dict[str, Any]:
         """Return one flat record: counts, each metric, ``<metric>_ci_low/_ci_high`` etc."""
-        row: dict[str, Any] = {
-            "system": self.system,
-            "mapping": self.mapping,
-            "error_verdicts": ",".join(self.error_verdicts),
-            "level": self.level.value,
-            "n": self.n,
-            "n_questions": self.n_questions,
-            "tp": self.tp,
-            "fp": self.fp,
-            "fn": self.fn,
-            "tn": self.tn,
-        }
+        row = self.model_dump(mode="json", include=_FLAT_HEAD)
+        row["error_verdicts"] = ",".join(self.error_verdicts)
         for name in METRICS:
             est = self.metrics[name]
             row[name] = est.value
@@ -333,16 +348,7 @@ class MetricResult(FrozenModel):
                 row[f"{name}_ci_warning"] = ci.warning
         if self.intervals:  # the report's captions name it (a --confidence 0.5 read as 95%)
             row["ci_confidence"] = next(iter(self.intervals.values())).confidence
-        row["n_unlabelled"] = self.n_unlabelled
-        row["n_without_claims"] = self.n_without_claims
-        row["without_claims_policy"] = self.without_claims_policy.value
-        row["labels"] = self.labels.value
-        row["question_shape"] = self.question_shape.value if self.question_shape else None
-        row["question_scope"] = self.question_scope.value if self.question_scope else None
-        row["n_labelled_questions"] = self.n_labelled_questions
-        row["n_answered_questions"] = self.n_answered_questions
-        row["n_labelled_sentences"] = self.n_labelled_sentences
-        row["n_unanswered"] = self.n_unanswered
+        row.update(self.model_dump(mode="json", include=_FLAT_TAIL))
         return row
 
 
@@ -400,6 +406,68 @@ class MetricsReport(FrozenModel):
         rows = [r for r in self.results if r.mapping == self.results[0].mapping]
         unnamed = unlabelled_systems({r.system: (r.n, r.n + r.n_unlabelled) for r in rows}, unit)
         return line + (f"; {unnamed}" if unnamed else "")
+
+    def notes(self) -> list[str]:
+        """The lines under the table: unlabelled units, undefined metrics, no claims, CI warnings.
+
+        ``failcodes metrics`` prints them; ``failcodes.run`` says them (``MetricsResult.later``).
+        """
+        out: list[str] = []
+        reasons: dict[str, set[str]] = {}
+        warned: dict[str, set[str]] = {}
+        for r in self.results:
+            for name in METRICS:
+                cell = f"{r.system}/{r.mapping}:{SHORT[name]}"
+                reason = r.metrics[name].undefined_reason
+                if reason:
+                    reasons.setdefault(reason, set()).add(cell)
+                ci = r.intervals.get(name)
+                if ci is not None and ci.warning:  # every interval the table shows
+                    warned.setdefault(ci.warning, set()).add(cell)
+            if r.n_unlabelled and r.mapping == self.results[0].mapping:
+                out.append(subset_note(r.system, r.level.value, r.n, r.n_unlabelled))
+        for reason, where in sorted(reasons.items()):
+            out.append(f"– undefined ({reason}): {listed(sorted(where))}")
+        if self.without_claims:
+            by_system: dict[str, int] = {}
+            for m in self.without_claims:
+                by_system[m.system] = by_system.get(m.system, 0) + 1
+            policy = self.results[0].without_claims_policy if self.results else None
+            action = "counted as no error" if policy is WithoutClaimsPolicy.NO_ERROR else "left out"
+            per_system = ", ".join(f"{s}: {n}" for s, n in sorted(by_system.items()))
+            out.append(f"labelled sentences without claims ({action}): {per_system}")
+        if warned:
+            out.append(
+                f"{WARNED} after an interval: it may not cover (small sample, boundary or zero "
+                "width); the CI warnings below say why"
+            )
+        for warning, where in sorted(warned.items()):
+            out.append(f"– CI warning ({warning}): {listed(sorted(where))}")
+        return out + self._never_flagged()
+
+    def _never_flagged(self) -> list[str]:
+        """Systems that never give a verdict a mapping flags: recall 0 by construction.
+
+        A support classifier (MiniCheck, an NLI threshold) says supported or not; under the
+        ``refuted`` mapping it flags nothing, and its recall of 0 says nothing about it.
+        """
+        out = []
+        for mapping in self.mappings:
+            for dist in self.distributions:
+                if not dist.n_claims or any(dist.counts.get(v) for v in mapping.error_verdicts):
+                    continue
+                given = ", ".join(f"{v.value} {n:,}" for v, n in dist.counts.items() if n)
+                hint = (
+                    "; a verifier that does not tell refuted from unsupported is measured with "
+                    "-m non_supported"
+                    if Verdict.NO_EVIDENCE not in mapping.error_verdicts
+                    else ""
+                )
+                out.append(
+                    f"– {dist.system} never gives a verdict the '{mapping.name}' mapping counts "
+                    f"as an error (its verdicts: {given}), so it flags no sentence{hint}"
+                )
+        return out
 
     def to_dataframe(self) -> pd.DataFrame:
         """The results as a DataFrame, one row per system x mapping (:meth:`MetricResult.flat`)."""
@@ -1165,16 +1233,21 @@ def compute_metrics(
     its scope when every labelled question was answered by one system only). The report's
     :attr:`MetricsReport.shape` says what was assumed.
     """
-    lvl = Level(level)
-    policy = WithoutClaimsPolicy(without_claims)
-    requested = QuestionScope(question_scope)
+    lvl = choice(Level, level, "level")
+    policy = choice(WithoutClaimsPolicy, without_claims, "without_claims")
+    requested = choice(QuestionScope, question_scope, "question_scope")
     if isinstance(mappings, str | ErrorMapping):  # one mapping, as find_disagreements takes
         mappings = (mappings,)  # ('refuted' was read letter by letter: "unknown mapping 'r'")
     maps = [m if isinstance(m, ErrorMapping) else resolve_mapping(m) for m in mappings]
-    if bootstrap < 0:
-        raise ValueError("bootstrap must be >= 0")
+    if isinstance(bootstrap, bool) or bootstrap < 0:  # True read as 1 resample
+        raise ConfigError(f"bootstrap: expected a whole number >= 0, not {bootstrap!r}")
     if bootstrap:
         check_seed(seed)  # before any work: numpy refuses a negative seed with a ValueError
+        if not 0 < confidence < 1:
+            raise ConfigError(f"confidence: expected a level in (0, 1), not {confidence!r}")
+    for name, given in (("traces", traces), ("labels", labels)):
+        if hasattr(given, "to_parquet"):  # a DataFrame: its column names read as rows
+            raise ConfigError(f"{name}: a DataFrame; read the file with failcodes.read_{name}")
     if isinstance(traces, SentenceColumns) and lvl is Level.CLAIM:
         raise ValueError("claim-level metrics need the claims: read_trace_columns, not groups")
     if not isinstance(traces, TraceColumns | SentenceColumns):  # in memory: the CLI's checks

@@ -26,3 +26,12 @@ def whole_number_text(value: object) -> str | None:
         match = _WHOLE.fullmatch(value.strip())
         return str(int(match.group(1))) if match else None
     return None
+
+
+def reads_as_float(text: str) -> bool:
+    """Whether ``float(text)`` reads ``text`` (``1e3``, `` 2 ``, ``nan`` and ``inf`` do)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import Field
 
-from failcodes.annotations import Annotation, Status
+from failcodes.annotations import NOT_ASSESSABLE, Annotation, Status
 from failcodes.codebook import Part
 from failcodes.contract import FrozenModel
 from failcodes.errors import StatisticsError
@@ -265,41 +265,27 @@ def _results(
 ) -> list[PanelAgreement]:
     try:
         results = agreements(matrix, PANEL_STATISTICS, categories=list(range(n_categories)))
+        found = [r.model_dump(include=_OF_RESULT) for r in results]
     except StatisticsError as exc:
-        return [
-            PanelAgreement(
-                dimension=dimension,
-                code=code,
-                statistic=stat,
-                value=None,
-                n_units=0,
-                n_members=n_members,
-                undefined_reason=str(exc),
-            )
+        found = [
+            {"statistic": stat, "value": None, "n_units": 0, "undefined_reason": str(exc)}
             for stat in PANEL_STATISTICS
         ]
-    return [
-        PanelAgreement(
-            dimension=dimension,
-            code=code,
-            statistic=r.statistic,
-            value=r.value,
-            ci_low=r.ci_low,
-            ci_high=r.ci_high,
-            n_units=r.n_units,
-            n_members=n_members,
-            undefined_reason=r.undefined_reason,
-            warning=r.warning,
-        )
-        for r in results
-    ]
+    return [PanelAgreement(dimension=dimension, code=code, n_members=n_members, **f) for f in found]
+
+
+#: The fields of a PanelAgreement that come from its AgreementResult.
+_OF_RESULT = {"statistic", "value", "ci_low", "ci_high", "n_units", "undefined_reason", "warning"}
 
 
 def inter_judge_agreement(panel: Panel, part: Part) -> list[PanelAgreement]:
     """Agreement between the panel members, per dimension and (binary) per code.
 
     A single-label dimension's codes are its categories (all of them, so Gwet's AC1 counts
-    the codes nobody gave; codebook order); a multi-label
+    the codes nobody gave; codebook order), and ``not_assessable`` where a member gave it
+    there, as `agree` counts it (an answer, not a missing code: two members who both found 6
+    of 10 units not assessable read Fleiss 0.000 over the other 4, where `agree RUN_DIR` read
+    0.643 over 10); a multi-label
     dimension is compared per code only. Only units at least two members scored count (the
     coefficients are computed over the units both/all coded, see :mod:`failcodes.stats`).
     """
@@ -314,13 +300,15 @@ def inter_judge_agreement(panel: Panel, part: Part) -> list[PanelAgreement]:
         coded = [u for u in unit_ids if sum(1 for s in scored.values() if u in s) >= 2]
         coded = [u for u in coded if any(s[u].code_set(dim.id) for s in scored.values() if u in s)]
         if not dim.multi_label:
+            used = any(s[u].codes.get(dim.id) == NOT_ASSESSABLE for s in scored.values() for u in s)
+            cats = [*ids, NOT_ASSESSABLE] if used else ids
 
-            def index(ann: Annotation, dim_id: str = dim.id, ids: list[str] = ids) -> float:
+            def index(ann: Annotation, dim_id: str = dim.id, cats: list[str] = cats) -> float:
                 code = ann.codes.get(dim_id)
-                return float(ids.index(code)) if code in ids else math.nan
+                return float(cats.index(code)) if code in cats else math.nan
 
             matrix = _matrix(scored, coded, index)
-            out += _results(matrix, dim.id, None, n_members, len(ids))
+            out += _results(matrix, dim.id, None, n_members, len(cats))
         for code in ids:
 
             def carries(ann: Annotation, dim_id: str = dim.id, code: str = code) -> float:

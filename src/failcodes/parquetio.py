@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from failcodes.errors import InputError, mb
-from failcodes.fileio import check_regular_file
+from failcodes.fileio import check_regular_file, kind_hint
 
 #: Limits read from the file's metadata before anything is decoded.
 MAX_ROWS = 50_000_000
@@ -63,7 +63,7 @@ def open_parquet(path: str | Path) -> Any:
         check_metadata(p, pf.metadata)
         check_decoded(p, pf)
     except (pa.ArrowException, OSError) as exc:
-        raise InputError(f"not a readable Parquet file ({exc})", path=p) from None
+        raise InputError(f"not a readable Parquet file ({exc}){kind_hint(p)}", path=p) from None
     return pf
 
 
@@ -289,4 +289,4 @@ def parquet_schema_names(path: str | Path) -> list[str]:
     try:
         return list(pq.read_schema(p).names)
     except (pa.ArrowException, OSError) as exc:
-        raise InputError(f"not a readable Parquet file ({exc})", path=p) from None
+        raise InputError(f"not a readable Parquet file ({exc}){kind_hint(p)}", path=p) from None

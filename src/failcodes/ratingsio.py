@@ -9,6 +9,7 @@ line and column. :func:`read_weight_matrix` reads a q x q agreement-weight matri
 from __future__ import annotations
 
 import csv
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -110,6 +111,7 @@ def _check_scalar_cells(frame: Any, file: Path, lines: list[int], sets: str | No
         joined = False
         for i, value in enumerate(cells):
             if not isinstance(value, dict | list | tuple | np.ndarray):
+                _check_finite(value, file, lines[i] if i < len(lines) else None, column)
                 continue
             codes = value.tolist() if isinstance(value, np.ndarray) else value
             line = lines[i] if i < len(lines) else None
@@ -139,6 +141,30 @@ def _check_scalar_cells(frame: Any, file: Path, lines: list[int], sets: str | No
             frame[column] = cells
 
 
+def _check_finite(value: Any, file: Path, line: int | None, column: Any) -> None:
+    """Refuse an infinite rating: ``inf``, or a number past 1.8e308 (``1e400``) read as one.
+
+    The statistics refused it naming no file ("ratings contain infinite values").
+    """
+    text = value.strip() if isinstance(value, str) else None
+    if text is not None and _INFINITE.fullmatch(text):
+        why = ""
+    elif text is not None and _NUMBER.fullmatch(text) and math.isinf(float(text)):
+        why = " is past the largest number, 1.8e308 (read as infinite), so it"
+    elif isinstance(value, float) and math.isinf(value):  # Parquet's, a sheet's 1e400
+        text, why = str(value), " (a number past 1.8e308?)"
+    else:
+        return
+    shown = f"{text[:12]}... ({len(text)} characters)" if len(text) > 24 else text
+    raise InputError(
+        f"{shown!r}{why} is not a rating (write a number; leave the cell empty for a missing "
+        "rating)",
+        path=file,
+        line=line,
+        field=str(column),
+    )
+
+
 def _check_rating_cells(frame: Any, file: Path, lines: list[int]) -> None:
     """Refuse cells no rating can be, naming line and column (a CSV's cells are text).
 
@@ -151,15 +177,8 @@ def _check_rating_cells(frame: Any, file: Path, lines: list[int]) -> None:
         return  # rows the CSV reader and pandas count differently: no line to name
     for column in frame.columns:
         cells = [(lines[i], v.strip()) for i, v in enumerate(frame[column]) if isinstance(v, str)]
-        for line, value in cells:
-            if _INFINITE.fullmatch(value):
-                raise InputError(
-                    f"{value!r} is not a rating (write a number; leave the cell empty for a "
-                    "missing rating)",
-                    path=file,
-                    line=line,
-                    field=str(column),
-                )
+        for i, value in enumerate(frame[column]):
+            _check_finite(value, file, lines[i], column)
         commas = [(line, v) for line, v in cells if _DECIMAL_COMMA.fullmatch(v)]
         if commas and all(_NUMBER.fullmatch(v) or _DECIMAL_COMMA.fullmatch(v) for _, v in cells):
             line, value = commas[0]

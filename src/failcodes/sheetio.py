@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from failcodes.errors import InputError, mb
-from failcodes.fileio import check_regular_file
+from failcodes.fileio import check_regular_file, kind_hint, say_note
 
 SUFFIXES = (".xlsx", ".xlsm")
 #: The values Excel shows for a formula that failed (read as text by openpyxl).
@@ -219,33 +219,6 @@ def _unreadable() -> tuple[type[BaseException], ...]:
     )
 
 
-#: The first bytes of an OLE2 compound file: a password-protected .xlsx or an old .xls.
-_OLE2 = bytes.fromhex("D0CF11E0A1B11AE1")
-
-
-def _kind_hint(path: Path) -> str:
-    """What a file that is no workbook most likely is, from its first bytes ("" if unsure)."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(512)
-    except OSError:
-        return ""
-    if not head:
-        return "; the file is empty"
-    if head.startswith(_OLE2):
-        return (
-            "; it is a password-protected workbook or an old .xls: save it in Excel as .xlsx "
-            "without a password"
-        )
-    if head.startswith(b"PK"):
-        return ""
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError:
-        return ""
-    return "; it is text (a CSV renamed .xlsx?): name it .csv"
-
-
 #: Limits read from the zip's central directory before any part is inflated. Real sheets
 #: pack 5-25:1 (100,000 rows of one repeated value: 21:1, the cell references differ); a zip
 #: bomb packs up to ~1,000:1. A part that unpacks past :data:`BOMB_MIN` bytes at over
@@ -413,6 +386,8 @@ def _say(path: Path, note: str) -> None:
     notes = _NOTES.get()
     if notes is not None and note not in notes:
         notes.append(note)
+    if say_note(note):  # a caller's note (failcodes.run): each call says it
+        return
     stat = path.stat()
     key = (os.fspath(path.resolve()), stat.st_size, stat.st_mtime_ns, note)
     if key in _SAID:
@@ -434,7 +409,7 @@ def _rows(
             book = load_workbook(fh, read_only=True, data_only=True)
         except unreadable as exc:
             raise InputError(
-                f"not a readable Excel workbook ({exc}){_kind_hint(path)}", path=path
+                f"not a readable Excel workbook ({exc}){kind_hint(path)}", path=path
             ) from None
         yield from _book_rows(path, book, unreadable, clock, scan)
 

@@ -9,12 +9,30 @@ the standard library, so the ingest path folds text without the statistics' pand
 
 from __future__ import annotations
 
+import re
 import unicodedata
+
+#: Characters that show as nothing: soft hyphen, zero-width space and joiners, direction marks,
+#: word joiner, byte-order mark (Unicode's format characters met in pasted text): 'ye\u200bs'
+#: beside 'yes' was a category of its own, percent 0.500 for 0.583, with no word.
+_UNSEEN = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 def spelling_key(text: str) -> str:
-    """``text`` with case, runs of spaces and Unicode form folded: one name written two ways."""
-    return " ".join(unicodedata.normalize("NFC", text).casefold().split())
+    """``text`` with case, runs of spaces, Unicode form and unseen characters folded."""
+    return " ".join(_UNSEEN.sub("", unicodedata.normalize("NFC", text)).casefold().split())
+
+
+#: Dashes a name may be typed with for ``-`` (hyphen, non-breaking hyphen, en and em dash,
+#: minus...): ``GPT–4o`` beside ``GPT-4o`` was scored as a second system that looks the same.
+_DASHES = str.maketrans(
+    dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d", "-")
+)
+
+
+def name_key(name: str) -> str:
+    """A system's name as :func:`spelling_key` folds it, its dashes written ``-``."""
+    return spelling_key(name.translate(_DASHES))
 
 
 #: Unit ids that name a row of totals or summaries under the units (compared as

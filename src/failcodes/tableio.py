@@ -34,7 +34,15 @@ from typing import IO, TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union, g
 from failcodes.csvcells import check_nul, neutralise, restore
 from failcodes.errors import InputError, clip, listed
 from failcodes.fileio import AtomicBatch
-from failcodes.jsonio import decode_error, iter_jsonl, json_field_line, open_text, read_json
+from failcodes.jsonio import (
+    check_unchanged,
+    decode_error,
+    file_state,
+    iter_jsonl,
+    json_field_line,
+    open_text,
+    read_json,
+)
 from failcodes.parquetio import open_parquet, parquet_schema_names
 from failcodes.sheetio import (
     MAX_CELL,
@@ -187,6 +195,7 @@ def checked_csv_rows(
     csv.field_size_limit(CSV_FIELD_LIMIT)
     keep_empty = set(required)
     with open_text(path) as fh:
+        opened = file_state(fh)
         try:
             reader = csv.reader(csv_lines(fh, path), delimiter=delimiter)
             try:
@@ -205,6 +214,7 @@ def checked_csv_rows(
                 try:
                     row = next(reader)
                 except StopIteration:
+                    check_unchanged(fh, path, opened)
                     break
                 except csv.Error as exc:
                     why = f"malformed CSV ({exc})"
@@ -319,6 +329,13 @@ def map_hint(convert: str | None) -> str:
     return f"a foreign file: convert it with failcodes ingest {convert} --map FOREIGN=ours"
 
 
+#: The way through for a wide labels table (a column per sentence or per clinician).
+WIDE_LABELS = (
+    "a wide labels table (a column per sentence, or per clinician)? one row per label: "
+    "pandas' df.melt(id_vars=ID_COLUMNS, var_name='sentence_id' (or 'annotator', then "
+    "--option consensus=majority), value_name='has_error'); or read one column: --map "
+    "COLUMN=has_error, the others --map OTHER="
+)
 #: The column pandas' ``to_parquet`` writes a row index to (unless ``index=False``).
 _PANDAS_INDEX = re.compile(r"__index_level_\d+__")
 
@@ -354,6 +371,8 @@ def check_columns(
             )
             if _PANDAS_INDEX.fullmatch(name):
                 hint = f"pandas' row index: write the file with to_parquet(index=False); {hint}"
+            elif "has_error" in columns and sum(h not in columns for h in header if h) > 1:
+                hint += f"; {WIDE_LABELS}"  # refused with no word that it must be reshaped
             raise InputError(
                 f"unknown column (expected some of: {', '.join(columns)}; {hint})",
                 path=path,
@@ -512,7 +531,9 @@ def _validation_error(
         message = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
     else:
         message = f"{err.get('msg', 'invalid value')} (got {clip(repr(err.get('input')), 80)})"
-    if field == "has_error" and kind in ("bool_parsing", "missing"):  # ja/nein, 1-5, a blank
+    if field == "has_error" and kind == "missing" and len(unknown) > 1:
+        message += f"; {WIDE_LABELS}"  # not the label rule's way: no column to rule on
+    elif field == "has_error" and kind in ("bool_parsing", "missing"):  # ja/nein, 1-5, blank
         message += (
             "; labels written other than true/false or 1/0 (ja/nein, a scale, blanks)? "
             "failcodes ingest generic-labels FILE -o OUT --label-rule 'has_error in {ERROR "
@@ -908,7 +929,7 @@ def _arrow_type(annotation: Any) -> Any:
         from pydantic import BaseModel
 
         if issubclass(annotation, BaseModel):
-            return _arrow_struct(annotation)
+            return pa.struct(arrow_schema(annotation))
         if issubclass(annotation, bool):
             return pa.bool_()
         if issubclass(annotation, int):
@@ -918,13 +939,6 @@ def _arrow_type(annotation: Any) -> Any:
         if issubclass(annotation, str):
             return pa.string()
     raise TypeError(f"no Arrow type for {annotation!r}")  # pragma: no cover
-
-
-def _arrow_struct(model: type[BaseModel]) -> Any:
-    pa, _ = pyarrow_modules()
-    return pa.struct(
-        [pa.field(name, _arrow_type(info.annotation)) for name, info in model.model_fields.items()]
-    )
 
 
 def arrow_schema(model: type[BaseModel]) -> Any:

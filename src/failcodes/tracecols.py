@@ -113,9 +113,10 @@ class TraceColumns:
     #: (:func:`~failcodes.traces.tally_undeclared`; the tool's own Parquet: its footer's);
     #: None: not known (a Parquet file written before its footer held them).
     undeclared: Mapping[str, Sequence[int]] | None = None
-    #: Traces whose verdict field was true/false, read as supported/refuted (0 for the tool's
-    #: own Parquet, whose verdicts are canonical).
-    truths: int = 0
+    #: Traces whose verdict a default alias read, per alias word (true/false read as
+    #: supported/refuted, NEI as no_evidence...; none for the tool's own Parquet, whose
+    #: verdicts are canonical: its ingest said them).
+    truths: Mapping[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_traces(cls, traces: Sequence[Trace]) -> TraceColumns:
@@ -331,7 +332,7 @@ class SentenceColumns:
     #: As :attr:`TraceColumns.undeclared`.
     undeclared: Mapping[str, Sequence[int]] | None = None
     #: As :attr:`TraceColumns.truths`.
-    truths: int = 0
+    truths: Mapping[str, int] = field(default_factory=dict)
 
     def __len__(self) -> int:
         """Number of traces."""

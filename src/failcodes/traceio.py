@@ -15,6 +15,7 @@ from __future__ import annotations
 import array
 import itertools
 import operator
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -42,9 +43,9 @@ from failcodes.tableio import (
     validate_record,
     write_in_batch,
 )
-from failcodes.tracelines import TraceLine, json_of, trace_of
+from failcodes.tracelines import TRACE_IDS, TraceLine, json_of, trace_of
 from failcodes.traces import Passage, Trace
-from failcodes.verdicts import Verdict, is_truth, normalize_verdict
+from failcodes.verdicts import Verdict, alias_word, normalize_verdict
 
 #: Columns of the passages table of a trace CSV, in order (the join key first).
 PASSAGE_KEY = ("system", "claim_id")
@@ -127,11 +128,6 @@ TRACE_COLUMNS: tuple[str, ...] = tuple(n for n in Trace.model_fields if n != "pa
 PASSAGE_COLUMNS: tuple[str, ...] = (*PASSAGE_KEY, *Passage.model_fields)
 
 
-#: A trace's identifiers: a blank one joins nothing, a padded one (``" c1"``) silently misses
-#: the same id written without spaces in another file: both are bad input.
-TRACE_ID_FIELDS = ("system", "question_id", "sentence_id", "claim_id")
-
-
 def prepare_trace(
     record: dict[str, Any],
     path: Path,
@@ -151,7 +147,7 @@ def prepare_trace(
         if name in record:
             field = next((k for k, v in column_map.items() if v == name), name)
             record[name] = id_text(record[name], path=path, line=line, field=field)
-    for name in TRACE_ID_FIELDS:
+    for name in TRACE_IDS:
         problem = id_problem(record.get(name))
         if problem is not None:
             raise InputError(problem, path=path, line=line, field=name)
@@ -181,7 +177,7 @@ def read_traces(
     column_map: Mapping[str, str] | None = None,
     seen: dict[tuple[str, str], tuple[Path, int]] | None = None,
     default_system: str | None = None,
-    truths: list[int] | None = None,
+    truths: Counter[str] | None = None,
 ) -> list[Trace]:
     """Read traces from JSONL, CSV (+ passages table) or Parquet.
 
@@ -191,8 +187,8 @@ def read_traces(
     a column); it applies to trace and passage fields alike. For CSV, ``passages_path``
     defaults to :func:`passages_path_for` (used if it exists). ``seen`` lets a caller check
     ``(system, claim_id)`` uniqueness across several files. ``default_system`` fills the
-    ``system`` of records that have none (the column may then be absent). ``truths``: its
-    first item counts the records whose verdict is true/false (read as supported/refuted).
+    ``system`` of records that have none (the column may then be absent). ``truths``
+    counts the records whose verdict a default alias read, per alias word (true: supported).
     """
     p = Path(path)
     cmap = dict(column_map or {})
@@ -220,8 +216,8 @@ def read_traces(
     for line, rec in rows:
         if default_system and "system" not in rec:
             rec["system"] = default_system
-        if truths is not None and is_truth(rec.get("verdict")):
-            truths[0] += 1
+        if truths is not None and (word := alias_word(rec.get("verdict"))):
+            truths[word] += 1
         trace = prepare_trace(rec, p, line, aliases, cmap, convert=convert)
         lines[claim_once(seen, trace, p, line)] = len(out)
         out.append(trace)
@@ -237,12 +233,12 @@ def read_traces(
 
 
 def read_trace_files(
-    paths: Iterable[str | Path], *, truths: list[int] | None = None
+    paths: Iterable[str | Path], *, truths: Counter[str] | None = None
 ) -> list[Trace]:
     """The traces of several files: ``(system, claim_id)`` unique, each sentence in one file.
 
     A system's sentence whose claims two files give is refused (:func:`split_sentence`).
-    ``truths``: its first item counts the traces whose verdict was true/false.
+    ``truths``: as :func:`read_traces`'.
     """
     seen: dict[tuple[str, str], tuple[Path, int]] = {}
     first: dict[tuple[str, str], Path] = {}
@@ -432,7 +428,7 @@ class _Vouched:
         rows = iter(self.rows)
         # the rows the writer makes into Arrow at a time, each check over a column
         while chunk := list(itertools.islice(rows, ARROW_ROWS)):
-            ids = {n: list(map(operator.attrgetter(n), chunk)) for n in TRACE_ID_FIELDS}
+            ids = {n: list(map(operator.attrgetter(n), chunk)) for n in TRACE_IDS}
             if self.clean:
                 self.clean = not any(map(_id_problems, ids.values()))
             self.keys.extend(map(hash, zip(ids["system"], ids["claim_id"], strict=True)))

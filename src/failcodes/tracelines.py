@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, get_args, get_origin
 
@@ -32,7 +33,7 @@ from failcodes.errors import InputError
 from failcodes.jsonio import keys_vouched
 from failcodes.tableio import msgspec_type
 from failcodes.traces import EvidenceSource, Passage, Trace
-from failcodes.verdicts import Verdict, is_truth, normalize_verdict
+from failcodes.verdicts import Verdict, alias_word, aliased_keys, normalize_verdict
 
 #: A trace line the :class:`Voucher` accepted: the msgspec struct of :func:`line_types`, whose
 #: attributes are those of :class:`Trace` (verdict and enums as their text).
@@ -43,7 +44,8 @@ TraceLine = Any
 LARGEST_SCORE = 1e15
 
 _SCORE = operator.attrgetter("score")
-#: The ids, a trace line's first fields.
+#: A trace's identifiers, a trace line's first fields: a blank one joins nothing, a padded one
+#: (``" c1"``) silently misses the same id written without spaces in another file (bad input).
 TRACE_IDS = ("system", "question_id", "sentence_id", "claim_id")
 _TOO_LARGE = LARGEST_SCORE.__le__
 
@@ -112,9 +114,10 @@ class Voucher:
         self.astuple = msgspec.structs.astuple
         self.unset = msgspec.UNSET
         self.errors = (msgspec.DecodeError, msgspec.ValidationError)
-        self.verdicts: dict[str, tuple[str, str | None] | None] = {}
-        #: Lines whose verdict was true/false (:func:`~failcodes.verdicts.is_truth`).
-        self.truths = 0
+        self.verdicts: dict[str, tuple[str, str | None, str | None] | None] = {}
+        #: Lines whose verdict a default alias read, per alias word
+        #: (:func:`~failcodes.verdicts.alias_word`).
+        self.truths: Counter[str] = Counter()
         texts = {n for n, k in trace.__annotations__.items() if _text(k)}
         assert set(trace.__struct_fields__) - texts == {"passages"}, "strings: see __call__"
         assert trace.__struct_fields__[:4] == TRACE_IDS, "ids: see keys"
@@ -225,20 +228,21 @@ class Voucher:
         entry = self.verdicts[rec.verdict]
         if entry is None:
             return None
-        if entry[1] is not None and is_truth(entry[1]):
-            self.truths += 1
+        if entry[2] is not None:
+            self.truths[entry[2]] += 1
         rec.verdict = entry[0]
         if rec.raw_verdict is None:
             rec.raw_verdict = entry[1]
         return rec
 
-    def _verdict(self, raw: str) -> tuple[str, str | None] | None:
-        """``(canonical, raw text to keep or None)``, or None if ``raw`` is no verdict."""
+    def _verdict(self, raw: str) -> tuple[str, str | None, str | None] | None:
+        """``(canonical, raw text to keep or None, alias word)``, or None: no verdict."""
         try:
             verdict = normalize_verdict(raw, self.aliases)
         except InputError:
             return None
-        return verdict.value, (raw if raw != verdict.value else None)
+        said = alias_word(raw, aliased_keys(self.aliases or {}))
+        return verdict.value, (raw if raw != verdict.value else None), said
 
 
 def _text(kind: Any) -> bool:

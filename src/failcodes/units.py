@@ -283,15 +283,18 @@ def disagreement_traces(disagreements: Iterable[Disagreement]) -> list[Trace]:
     A claim shared by several disagreements (e.g. under two mappings) appears once per
     (system, question, sentence, claim).
     """
+    return once_per_claim(((d, c) for d in disagreements for c in d.claims), claim_trace)
+
+
+def once_per_claim(pairs: Iterable[tuple[Any, Any]], trace: Callable[..., Trace]) -> list[Trace]:
+    """``trace(disagreement, claim)`` of each (system, question, sentence, claim) once, in order."""
     seen: set[tuple[str, str, str, str]] = set()
     out: list[Trace] = []
-    for d in disagreements:
-        for c in d.claims:
-            key = (d.system, d.question_id, d.sentence_id, c.claim_id)
-            if key in seen:
-                continue
+    for d, c in pairs:
+        key = (d.system, d.question_id, d.sentence_id, c.claim_id)
+        if key not in seen:
             seen.add(key)
-            out.append(claim_trace(d, c))
+            out.append(trace(d, c))
     return out
 
 

@@ -93,8 +93,14 @@ def normalize_verdict(
         # maps them; a float column that holds whole numbers (pandas, after a NaN) counts too
         key = str(int(raw))
     else:
+        way = ""
+        if isinstance(raw, dict):  # {"label": "SUPPORTS", "score": 0.9}: a JSON object
+            way = (
+                f"; flatten the records first, as pandas.json_normalize does, then `failcodes "
+                f"ingest generic` with --map {field}.KEY=verdict"
+            )
         raise InputError(
-            f"expected a verdict string, got {type(raw).__name__} {raw!r}",
+            f"expected a verdict string, got {type(raw).__name__} {raw!r}{way}",
             path=path,
             line=line,
             field=field,
@@ -110,6 +116,9 @@ def normalize_verdict(
             way = f"a missing mark: {NO_VERDICT_WAY}"
         elif field is not None and key == _text_key(field):  # 'cat a.csv b.csv', read directly
             way = "the header again (its column's name): two files appended? delete the row"
+        elif key.rstrip(".!?;:,") in table:  # 'Supported.': a sentence's full stop
+            word = key.rstrip(".!?;:,")
+            way = f"{word!r} with punctuation: {way} ('{str(raw).strip()}={table[word].value}')"
         raise InputError(
             f"unknown verdict {raw!r} (canonical verdicts: {known}; {way})",
             path=path,
@@ -123,21 +132,58 @@ def _text_key(text: str) -> str:
     return unicodedata.normalize("NFC", text.strip()).lower()
 
 
-def is_truth(raw: object) -> bool:
-    """Whether a raw verdict is true or false (read as supported or refuted by default)."""
-    return isinstance(raw, bool) or (isinstance(raw, str) and raw.casefold() in ("true", "false"))
+#: Default aliases other than a canonical verdict's own words: said where read (a detector's
+#: true, FEVER's NOT ENOUGH INFO, NLI's neutral), as data may mean them otherwise.
+_SAID = frozenset(k for k, v in DEFAULT_ALIASES.items() if k.replace(" ", "_") != v.value)
 
 
-def truths_line(count: int, way: str = "give") -> str:
-    """What reading ``count`` true/false verdicts assumed, and the way through.
+def alias_word(raw: object, aliased: frozenset[str] = frozenset()) -> str | None:
+    """The default alias ``raw`` is read by (``'true'``, ``'nei'``...), or None.
+
+    None for a canonical verdict's own words and for a word ``aliased`` (``--alias`` keys, as
+    :func:`_text_key` writes them) names.
+    """
+    if isinstance(raw, bool):
+        key = "true" if raw else "false"
+    elif isinstance(raw, str):
+        key = _text_key(raw)
+    else:
+        return None
+    return key if key in _SAID and key not in aliased else None
+
+
+def aliased_keys(aliases: Mapping[str, object]) -> frozenset[str]:
+    """``--alias`` keys as :func:`alias_word` compares them (true or false names both)."""
+    keys = frozenset(_text_key(str(k)) for k in aliases)
+    return keys | {"true", "false"} if keys & {"true", "false"} else keys
+
+
+#: How :func:`truths_line`'s two sentences begin: ``failcodes run`` says them beside the log.
+READ_MARKS = ("verdict(s) true/false read as", "verdicts read by the default aliases")
+
+
+def truths_line(counts: Mapping[str, int], way: str = "give") -> str:
+    """What reading verdicts by the default aliases assumed (``counts``: per alias word).
 
     A detector's true (hallucinated) read as supported inverts every count (TP 0, FP 1, FN 1,
-    TN 0 for TP 1, TN 1). ``way``: how the aliases are given (``ingest`` has ``--alias``).
+    TN 0 for TP 1, TN 1); FEVER's or NLI's words were read with no word at all (a reader whose
+    NEI meant something else was not told). ``way``: how the aliases are given.
     """
-    return (
-        f"{count:,} verdict(s) true/false read as supported/refuted (true: the claim holds); "
-        f"if true marks an error, {way} --alias true=refuted --alias false=supported"
-    )
+    said = []
+    count = counts.get("true", 0) + counts.get("false", 0)
+    if count:
+        said.append(
+            f"{count:,} verdict(s) true/false read as supported/refuted (true: the claim "
+            f"holds); if true marks an error, {way} --alias true=refuted --alias false=supported"
+        )
+    words = sorted(w for w in counts if w not in ("true", "false") and counts[w])
+    if words:
+        read = ", ".join(f"{w!r} as {DEFAULT_ALIASES[w].value} ({counts[w]:,})" for w in words)
+        said.append(
+            f"verdicts read by the default aliases: {read}; if one means otherwise, {way} "
+            "--alias WORD=CANONICAL"
+        )
+    return "; ".join(said)
 
 
 #: ``raw_verdict`` of a claim whose verdict the pipeline asserted rather than verified (a

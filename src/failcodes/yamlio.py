@@ -13,11 +13,13 @@ YAML at line N" handling reports them) or :class:`~failcodes.errors.InputError` 
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 from yaml.composer import ComposerError
+from yaml.constructor import ConstructorError
 
 from failcodes.errors import InputError
 from failcodes.fileio import check_regular_file
@@ -58,6 +60,22 @@ class BoundedLoader(yaml.SafeLoader):
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        """An integer, or a marked error for one over Python's 4300-digit limit (a traceback)."""
+        try:
+            return int(super().construct_yaml_int(node))
+        except ValueError:
+            raise ConstructorError(None, None, too_long(node.value), node.start_mark) from None
+
+
+BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_yaml_int)
+
+
+def too_long(number: str) -> str:
+    """What an integer over Python's digit limit (a ValueError from ``int``) is called."""
+    digits = sum(c.isdigit() for c in number)
+    return f"an integer of {digits} digits (at most {sys.get_int_max_str_digits()} are read)"
 
 
 def compose(text: str) -> yaml.Node | None:

@@ -5,7 +5,9 @@ Thin: the options are :class:`failcodes.commands.agree.AgreeRequest`'s fields.
 
 from __future__ import annotations
 
+import contextlib
 import json
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -77,6 +79,14 @@ def _handle(request: AgreeRequest, fmt: OutputFormat) -> None:
     require_format(fmt, OutputFormat.TABLE, OutputFormat.JSON, command="agree")
     result = request.run(note=lambda line: typer.echo(line, err=True))
     if fmt is OutputFormat.JSON:
+        # `> STUDY/agreement/NAME.json`: the inputs named from the study, as -o names them
+        # (Linux says where stdout goes; elsewhere absolute paths, "not checked" once moved)
+        with contextlib.suppress(OSError):
+            target = Path("/proc/self/fd/1").readlink()
+            if request.out is None and target.parent.name == "agreement" and target.is_file():
+                record = request.provenance(target)
+                for row in result.rows:
+                    row.update(record)
         typer.echo(json.dumps(result.rows, indent=2))
     else:
         for line in result.notes:

@@ -5,51 +5,34 @@ Thin: the options are :class:`failcodes.commands.attribute.AttributeRequest`'s f
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
+import typer
 from rich.table import Table
 
 from failcodes.cli.main import app
 from failcodes.cli.options import RAW_CSV, data_console, raw_csv_cells
 from failcodes.cli.output_format import FORMAT_PARAM, OutputFormat, require_format
 from failcodes.cli.requests import add_command
-from failcodes.commands.attribute import AttributeRequest, AttributeResult
+from failcodes.commands.attribute import AttributeRequest
 
 if TYPE_CHECKING:  # pandas (~0.2 s) is imported where used, so --help does not pay for it
     import pandas as pd
+
+
+def _cell(v: object) -> str:
+    if isinstance(v, float):
+        return f"{v:.3f}" if v == v else "–"
+    return "" if v is None else str(v)
 
 
 def _rich(df: pd.DataFrame, title: str) -> Table:
     table = Table(title=title)
     for col in df.columns:
         table.add_column(str(col))
-    for row in df.itertuples(index=False):
-        table.add_row(
-            *[f"{v:.3f}" if isinstance(v, float) else ("" if v is None else str(v)) for v in row]
-        )
+    for row in df.itertuples(index=False):  # a rate of no coded row (NaN): "–", not "nan"
+        table.add_row(*[_cell(v) for v in row])
     return table
-
-
-def _json(result: AttributeResult) -> str:
-    import pandas as pd
-
-    tables = result.tables
-    summary = {
-        "items": result.count,
-        "heuristic_baseline": result.heuristic,
-        "with_model_codes": result.mixed,
-        "coded_by": dict(result.coded_by),
-        "stages": tables["attribution_summary"].to_dict(orient="records"),
-        "retriever_all_high": tables.get("retriever_all_high", pd.DataFrame()).to_dict(
-            orient="records"
-        ),
-        "verifier_all_correct": tables.get("verifier_all_correct", pd.DataFrame()).to_dict(
-            orient="records"
-        ),
-        "output": str(result.output),
-    }
-    return json.dumps(summary, default=str)
 
 
 def _handle(request: AttributeRequest, fmt: OutputFormat, raw_csv: bool) -> None:
@@ -62,7 +45,7 @@ def _handle(request: AttributeRequest, fmt: OutputFormat, raw_csv: bool) -> None
     for line in notes[:-1] if result.heuristic else notes:  # the heuristic note comes last
         err.print(line, highlight=False)
     if fmt is OutputFormat.JSON:
-        out.print_json(_json(result))
+        typer.echo(result.json_text())
     else:
         label = (
             ""

@@ -182,8 +182,9 @@ def _metrics(argv: list[str]) -> _Found | None:
                 echo(line)
         elif result.text is not None:
             sys.stdout.write(result.text)
-            if result.dropped:  # the rows hold no field for it (cli/metrics.py's words)
-                print(result.dropped, file=sys.stderr)
+            for said in (result.read, result.dropped):  # no row field holds them (as typer's)
+                if said:
+                    print(said, file=sys.stderr)
 
     return write, raw
 

@@ -16,16 +16,13 @@ from failcodes.cli.options import data_console
 from failcodes.cli.output_format import FORMAT_PARAM, OutputFormat, require_format
 from failcodes.cli.requests import request_command
 from failcodes.commands.judge import JudgeRequest, JudgeResult
-from failcodes.errors import BudgetExceededError
 from failcodes.units import UnitKind
 
 judge_app = command_group("judge")
 
 
 def _run(request: JudgeRequest, err: Console) -> JudgeResult:
-    """Run the request with a progress bar; a budget stop shows the closing summary first."""
-    from failcodes.judge import read_summary, summary_lines
-
+    """Run the request with a progress bar (its notes, a budget stop's summary too, on ``err``)."""
     progress = Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -43,16 +40,7 @@ def _run(request: JudgeRequest, err: Console) -> JudgeResult:
         def note(line: str) -> None:
             err.print(line, highlight=False)
 
-        try:
-            return request.run(note=note, on_progress=on_progress)
-        except BudgetExceededError:
-            # finished units are committed and exported: show the closing summary, then
-            # let the CLI root print the one-line error (exit 2)
-            stopped = read_summary(request.run_dir)
-            if stopped is not None:
-                for line in summary_lines(stopped):
-                    err.print(line, highlight=False)
-            raise
+        return request.run(note=note, on_progress=on_progress)
 
 
 def _print(result: JudgeResult, fmt: OutputFormat, out: Console) -> None:

@@ -198,17 +198,9 @@ def _print_status(info: ProjectStatus) -> None:
     )
     table = Table("round", "phase", "v", "units", "coded", "open", "dup", "decided", "new")
     for r in info.rounds:
-        table.add_row(
-            str(r.number),
-            r.phase.value,
-            str(r.codebook_version),
-            str(r.units),
-            str(r.coded),
-            str(r.open_proposals),
-            str(r.duplicates),
-            str(r.decided),
-            "" if r.new_patterns is None else str(r.new_patterns),
-        )
+        counts = map(str, (r.units, r.coded, r.open_proposals, r.duplicates, r.decided))
+        new = "" if r.new_patterns is None else str(r.new_patterns)
+        table.add_row(str(r.number), r.phase.value, str(r.codebook_version), *counts, new)
     console.print(table)
     for r in info.rounds:
         console.print(

@@ -65,6 +65,7 @@ from failcodes.codebook._store import DEFAULT_VERSION as DEFAULT_VERSION
 from failcodes.codebook._store import bundled as bundled
 from failcodes.codebook._store import bundled_dir as bundled_dir
 from failcodes.codebook._store import bundled_for as bundled_for
+from failcodes.codebook._store import cited_in as cited_in
 from failcodes.codebook._store import dump as dump
 from failcodes.codebook._store import file_name as file_name
 from failcodes.codebook._store import lineage_files as lineage_files

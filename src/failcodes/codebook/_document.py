@@ -122,7 +122,7 @@ class _Source:
     path: str | None = None
     lines: dict[Loc, int] = field(default_factory=dict)
     # A fresh constructor per document: PyYAML caches constructed objects by node.
-    scalars: yaml.SafeLoader = field(default_factory=lambda: yaml.SafeLoader(""))
+    scalars: yaml.SafeLoader = field(default_factory=lambda: yamlio.BoundedLoader(""))
 
     def line(self, loc: Sequence[str | int]) -> int | None:
         """Line of ``loc``, or of its closest enclosing location that has one."""

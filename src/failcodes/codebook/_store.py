@@ -67,7 +67,12 @@ def bundled_for(ref: CodebookRef) -> Codebook | None:
 
     Lets a reader of annotations know every code of their codebook without being given it.
     """
-    files = lineage_files(bundled_dir(), ref.name).get(ref.name, {})
+    return cited_in(bundled_dir(), ref)
+
+
+def cited_in(folder: str | Path, ref: CodebookRef) -> Codebook | None:
+    """The codebook ``ref`` cites from ``folder``'s ``<name>.v<N>.yaml`` files, or None."""
+    files = lineage_files(folder, ref.name).get(ref.name, {}) if Path(folder).is_dir() else {}
     path = files.get(ref.version)
     if path is None:
         return None

@@ -19,6 +19,7 @@ from failcodes import jsonio, tableio
 from failcodes.annotations import Annotation, Status, foreign_code
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.errors import ConfigError, InputError
+from failcodes.numbertext import reads_as_float
 from failcodes.sheetio import notes_into
 from failcodes.stats.names import LEVELS, MAX_RESAMPLES, STATISTICS, WEIGHTS
 
@@ -142,7 +143,7 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
                 f"({', '.join(unused[:8])}): not counted (--categories "
                 f"{','.join([*names, *unused])} counts them)"
             )
-    numeric = [n for n in table.labels or [] if _is_number(n)]
+    numeric = [n for n in table.labels or [] if reads_as_float(n)]
     if numeric and len(numeric) < len(names):
         # Ben's a..e beside Gerry's 1..5 with one 'b': alpha 0.699 for the 0.692 of the
         # scale written one way (Krippendorff 2011, example B), no word
@@ -189,6 +190,7 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
                 "category: a missing rating? leave those cells empty"
             )
     rated = np.isfinite(table.values).sum(axis=0)
+    constant = len(clauses)
     for r, k, column in zip(table.raters, rated.tolist(), table.values.T, strict=True):
         seen = np.unique(column[np.isfinite(column)])
         if seen.size == 1 and len(names) > 1 and k > 1:
@@ -198,39 +200,70 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
                 "coefficients take that margin as chance (with two raters Cohen's kappa is 0 "
                 "whatever the other gave; the kappa paradox, Feinstein & Cicchetti 1990)"
             )
+    if len(clauses) == constant:  # no constant rater: a skewed margin, said once
+        clauses += _skew(table, results)
     return "".join(f"; {c}" for c in clauses) + _missing_clause(table)
 
 
-def _consensus_of_two(table: Any) -> str:
-    """For the first line: of three raters, one that sides with the other two where they agree.
+#: Statistics whose chance agreement is the raters' margins (the kappa paradox's).
+_MARGINS = ("cohen", "fleiss", "conger", "krippendorff")
 
-    A consensus (adjudicated) column beside exactly two raters, under a name no consensus word
-    holds (``C``), was a third rater: Fleiss 0.618 for the two raters' 0.426, with no word (the
-    value rule leaves a column out from four columns on). A much better rater than the other
-    two reads so too: said, not left out.
+
+def _skew(table: Any, results: list[AgreementResult]) -> list[str]:
+    """For the first line: one category 90% or more of the ratings (the kappa paradox).
+
+    49 of 50 units 'no' from each rater, one 'yes' each on different units: percent 0.96,
+    Cohen -0.020, said nowhere (only a constant rater was); AC1 0.958 and PABAK 0.92 do not
+    take the skewed margins as chance.
     """
     import numpy as np  # loaded already: the table is numpy's
 
-    from failcodes.stats.summaries import value_summaries
+    held = [r for r in results if r.statistic in _MARGINS and r.chance_agreement is not None]
+    given = table.values[np.isfinite(table.values)]
+    codes, counts = np.unique(given, return_counts=True)
+    if not held or codes.size < 2 or counts.max() < 0.9 * given.size:
+        return []
+    first, top = held[0], codes[int(np.argmax(counts))]
+    beside = any(r.statistic in ("gwet_ac1", "pabak") and r.value is not None for r in results)
+    named = list(dict.fromkeys(r.statistic for r in held))
+    return [
+        f"'{table.labels[int(top)] if table.labels else f'{top:g}'}' is "
+        f"{counts.max() / given.size:.0%} of the ratings: {', '.join(named)} "
+        f"take{'s' if len(named) == 1 else ''} that skew as chance ({first.statistic}'s chance "
+        f"agreement {first.chance_agreement:.3f}, observed {first.observed_agreement:.3f}): a "
+        "few disagreements move such a coefficient far (the kappa paradox, Feinstein & "
+        "Cicchetti 1990); "
+        f"gwet_ac1 and pabak {'beside' if beside else '(--stat)'} do not"
+    ]
 
-    if len(table.raters) != 3:
+
+def _consensus_column(table: Any) -> str:
+    """For the first line: a rater column that sides with the others' majority (a consensus?).
+
+    A consensus (adjudicated) column beside exactly two raters, under a name no consensus word
+    holds (``C``), was a third rater: Fleiss 0.618 for the two raters' 0.426, with no word (the
+    value rule leaves a column out from four columns on). Beside three raters on 30 units the
+    value rule, shared by the columns, had too few rows: ``decision``, their majority on 30 of
+    30 rows, read Fleiss 0.488 for the raters' 0.317; from four columns each is tested at
+    :data:`MAX_P` alone (equal raters are so named in 4% of tables or fewer). A much better
+    rater than the others reads so too: said, not left out.
+    """
+    import numpy as np  # loaded already: the table is numpy's
+
+    from failcodes.stats.summaries import MAX_P, value_summaries
+
+    if len(table.raters) < 3:
         return ""
     rows = [[f"{v:g}" if np.isfinite(v) else None for v in row] for row in table.values]
-    found = value_summaries(rows, list(table.raters), min_columns=3).summaries
+    level = None if len(table.raters) == 3 else MAX_P
+    found = value_summaries(rows, list(table.raters), min_columns=3, max_p=level).summaries
     return "".join(
         f"; {s.column} {s.reason.split(': a majority')[0]}: a consensus of "
-        f"{' and '.join(two)}? read here as a rater (--raters {','.join(two)} leaves it out)"
+        f"{', '.join(rest[:-1])} and {rest[-1]}? read here as a rater (--raters "
+        f"{','.join(rest)} leaves it out)"
         for s in found
-        for two in [[r for r in table.raters if r != s.column]]
+        for rest in [[r for r in table.raters if r != s.column]]
     )
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _copies(table: Any) -> list[str]:
@@ -448,6 +481,24 @@ def _one_kind_per_coder(
             )
 
 
+def _no_review_twice(annotations: Sequence[Annotation], lines: Sequence[int], path: Path) -> None:
+    """Refuse one Label Studio annotation under two coder names (as the report does).
+
+    A pull's reviews (by email) and an import's (``label-studio-user-3``) in one file were
+    three coders for two reviewers: Fleiss 0.749 for their 0.6, exit 0.
+    """
+    from failcodes.annotations import review_twice
+
+    found = review_twice((f"on line {n}", a) for a, n in zip(annotations, lines, strict=False))
+    if found is not None:
+        raise InputError(
+            f"{found[1]}; keep one copy (name the user with `labelstudio import --user ID=EMAIL`)",
+            path=path,
+            line=lines[found[0]],
+            field="coder",
+        )
+
+
 def _no_consensus_coder(
     annotations: Sequence[Annotation], lines: Sequence[int], path: Path
 ) -> None:
@@ -561,6 +612,13 @@ class AgreeRequest(Request):
 
     def run(self, *, note: Note = ignore_note) -> AgreeResult:
         """Every coefficient the input asks for (undefined ones say why)."""
+        if self.out is not None and self.out.suffix != ".json":
+            # JSON was written under .csv (or .JSON): a study's report reads agreement/*.json
+            # alone, so the file dropped out of it unsaid
+            raise ConfigError(
+                f"-o {self.out}: the rows are written as one JSON document; name the file "
+                "NAME.json (a study's report reads agreement/*.json)"
+            )
         result = self._compute()
         if self.out is not None:
             from failcodes.fileio import check_not_input, write_json
@@ -639,6 +697,7 @@ class AgreeRequest(Request):
                     lines.append(line)
             _coders_written_one_way(annotations, lines, self.file)
             _no_consensus_coder(annotations, lines, self.file)
+            _no_review_twice(annotations, lines, self.file)
             _one_kind_per_coder(annotations, lines, self.file)
             cb, found = _annotations_codebook(annotations, self.codebook)
             if cb is not None and lines:
@@ -746,7 +805,7 @@ class AgreeRequest(Request):
                 )
                 rows.extend(_row(r, **extra) for r in results)
                 said[key] = _table_clauses(table, frame, results, self.categories is not None)
-                said[key] += "" if self.raters else _consensus_of_two(table)
+                said[key] += "" if self.raters else _consensus_column(table)
                 # a --weights-matrix too: its rows are the values given, a level nobody gave
                 # (3 of 1, 2, 4, 5) has no row, unsaid where linear weights said it
                 if table.labels is None and self.categories is None:
@@ -770,13 +829,21 @@ class AgreeRequest(Request):
                 "'±' after an interval is the Monte Carlo error of its endpoints (another seed "
                 "moves them by about that; more --bootstrap resamples shrink it)"
             )
+        record = self.provenance(self.out)
+        for row in rows:  # the lines printed above the table, also in JSON (and -o)
+            row.update(notes=list(notes), **record)
+        return AgreeResult(rows, group_keys, notes)
+
+    def provenance(self, out: Path | None) -> dict[str, Any]:
+        """What the rows were computed from (``sha256``) and the ``command`` computing them again.
+
+        The report refuses an agreement/NAME.json whose ratings were corrected since. Written
+        (``out``) into a study's agreement/, a file inside the study is named from its root:
+        the study moved, it is checked still (an absolute path was "not there now").
+        """
         from failcodes.hashing import file_sha256
 
-        # what the rows were computed from, and the command that computes them again: the
-        # report refuses an agreement/NAME.json whose ratings were corrected since. Written
-        # into a study's agreement/, a file inside the study is named from its root: the
-        # study moved, it is checked still (an absolute path was "not there now")
-        out = self.out.resolve() if self.out else None
+        out = out.resolve() if out else None
         root = out.parent.parent if out and out.parent.name == "agreement" else None
 
         def named(p: Path) -> Path:
@@ -788,9 +855,7 @@ class AgreeRequest(Request):
         sha256 = {named(p).as_posix(): file_sha256(p) for p in files}
         named_all = {k: named(p) for k, p in whole.items()}
         again = self.model_copy(update={**named_all, "out": None}).command_line()
-        for row in rows:  # the lines printed above the table, also in JSON (and -o)
-            row.update(notes=list(notes), sha256=sha256, command=again)
-        return AgreeResult(rows, group_keys, notes)
+        return {"sha256": sha256, "command": again}
 
     def _set_separator(self, stats: list[str], matrix: Any) -> str | None:
         """``--sets``' separator (None: one category per cell); what it cannot go with."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import json
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -84,6 +85,26 @@ class AttributeResult:
             by = ", ".join(f"{coder}: {n}" for coder, n in sorted(self.coded_by.items()))
             out.append(f"units coded by: {by}")
         return out
+
+    def json_text(self) -> str:
+        """What ``attribute --format json`` prints (a rate of no coded row is null, not NaN)."""
+        import pandas as pd
+
+        def records(name: str) -> list[dict[Any, Any]]:
+            frame = self.tables.get(name, pd.DataFrame())
+            return frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+
+        summary = {
+            "items": self.count,
+            "heuristic_baseline": self.heuristic,
+            "with_model_codes": self.mixed,
+            "coded_by": dict(self.coded_by),
+            "stages": records("attribution_summary"),
+            "retriever_all_high": records("retriever_all_high"),
+            "verifier_all_correct": records("verifier_all_correct"),
+            "output": str(self.output),
+        }
+        return json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False)
 
 
 class AttributeRequest(Request):

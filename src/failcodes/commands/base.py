@@ -111,11 +111,21 @@ class Options(FrozenModel):
     @field_validator("*", mode="before")
     @classmethod
     def _no_bool_for_a_number(cls, value: Any, info: ValidationInfo) -> Any:
-        """``bootstrap=True`` from Python is refused, as the study file refuses it.
+        """``bootstrap=True`` from Python is refused, as a study file; a DataFrame, a masked token.
 
         pydantic read it as 1 (1 resample, every interval "only 1 bootstrap resamples";
         ``seed=True`` seed 1, ``budget=True`` $1).
         """
+        items = value if isinstance(value, list | tuple) else [value]
+        if any(hasattr(v, "to_parquet") for v in items):  # a DataFrame (its columns read as paths)
+            raise ValueError(
+                "a DataFrame, not a path: write it to a file (.jsonl, .csv, ...), give its path"
+            )
+        if value == "**********":  # a SecretStr's model_dump_json: "**********" sent as the key
+            raise ValueError(
+                "masked ('**********', as model_dump_json writes it): give the token itself, "
+                "or leave it out and set $LABEL_STUDIO_API_KEY"
+            )
         if isinstance(value, bool) and info.field_name is not None:
             annotation = cls.model_fields[info.field_name].annotation
             types = set(get_args(annotation)) or {annotation}

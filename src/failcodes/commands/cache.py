@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 from typing import ClassVar, Self
 
@@ -33,11 +34,8 @@ class CacheStatsRequest(Request):
     def run(self, *, note: Note = ignore_note) -> CacheStats:
         """Read the cache's stats."""
         del note
-        c = _open(self.cache)
-        try:
+        with closing(_open(self.cache)) as c:
             return c.stats()
-        finally:
-            c.close()
 
 
 class CachePruneResult(FrozenModel):
@@ -64,11 +62,7 @@ class CachePruneRequest(Request):
 
     @model_validator(mode="after")
     def _some_filter(self) -> Self:
-        if not self.everything and (self.older_than, self.model, self.codebook_hash) == (
-            None,
-            None,
-            None,
-        ):
+        if not self.everything and {self.older_than, self.model, self.codebook_hash} == {None}:
             raise ValueError(
                 "say what to prune: --older-than DAYS, --model, --codebook-hash or --all"
             )
@@ -77,11 +71,8 @@ class CachePruneRequest(Request):
     def run(self, *, note: Note = ignore_note) -> CachePruneResult:
         """Delete the matching entries."""
         del note
-        c = _open(self.cache)
-        try:
+        with closing(_open(self.cache)) as c:
             n = c.prune(
                 older_than_days=self.older_than, model=self.model, codebook_hash=self.codebook_hash
             )
-        finally:
-            c.close()
         return CachePruneResult(pruned=n, cache=self.cache)

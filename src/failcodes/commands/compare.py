@@ -7,6 +7,7 @@ Holm-adjusted, and returns them (:class:`CompareResult`); the CLI prints them.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -33,7 +34,7 @@ from failcodes.metrics import (
     label_coverage,
 )
 from failcodes.sheetio import notes_into
-from failcodes.spelling import spelling_key
+from failcodes.spelling import name_key
 from failcodes.stats.bootstrap import DIFF_MIN_POSITIVES, interval_warning
 from failcodes.stats.names import MAX_RESAMPLES
 from failcodes.tracecols import TraceColumns
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
+    from failcodes.stats.classification import McNemarForm
     from failcodes.stats.tests import TestResult
 
     Outcomes = npt.NDArray[np.float64]
@@ -71,9 +73,38 @@ def _binary(values: list[Any], column: str, path: Path) -> list[float]:
             out.append(0.0)
         else:
             raise InputError(
-                f"expected 0/1 (or true/false), got {v!r}", path=path, line=i + 2, field=column
+                f"expected 0/1 (or true/false), got {v!r}{_shape_hint(values)}",
+                path=path,
+                line=i + 2,
+                field=column,
             )
     return out
+
+
+def _shape_hint(values: list[Any]) -> str:
+    """The way through when a column of text is no system's 0/1 calls.
+
+    Text in several rows is a long table's system names (or a transposed table's row labels),
+    or verdict words: compare reads one row per unit and one 0/1 column per system.
+    """
+    texts = {str(v).strip() for v in values if str(v).strip().lower() not in _TRUE | _FALSE}
+    if len(texts) < 2:
+        return ""
+    given = [v for v in values if str(v).strip() and not (isinstance(v, float) and np.isnan(v))]
+    # a text of its own in every row: the unit's (a claim's or sentence's text), not a system's
+    own = len(texts) == len(given)
+    return (
+        "; compare reads one row per unit and one 0/1 column per system (1 = error flagged): "
+        "pivot a row per (unit, system) (pandas: df.pivot(index=UNIT, columns=SYSTEM, "
+        "values=CALL)), transpose a row per system (df.set_index(SYSTEM).T), give verdict "
+        "words as --traces with --labels"
+        + (
+            "; or, a text of each unit's own (a claim's?), name the system columns with "
+            "--systems or this one with --unit-column"
+            if own
+            else ""
+        )
+    )
 
 
 def _paired_line(shape: Any, unanswered: int) -> str:
@@ -150,7 +181,7 @@ class CompareResult:
 
         Beside a bootstrap interval of a difference that may not cover: why (interval_warning).
         """
-        notes = [self._never_note(mapping, result)]
+        notes = [self._never_note(mapping, result), self._two_systems_note(mapping, result)]
         if result.ci_low is not None:  # --method bootstrap: 20 units covered 0.40-0.79
             positives = next(  # the pair's McNemar test is on the positive units
                 (
@@ -174,6 +205,32 @@ class CompareResult:
             )
             notes.append(why and f"interval: {why}")
         return "; ".join(n for n in notes if n) or None
+
+    def _two_systems_note(self, mapping: str | None, result: TestResult) -> str | None:
+        """Beside Cochran's Q of two systems: the McNemar row's small-sample p of the pair.
+
+        With two systems Q is McNemar's chi-square without correction, asymptotic; below
+        ``--exact-below`` discordant units the McNemar row gives the binomial form (1 of 1
+        discordant question: Q's p 0.317 beside the mid-p's 0.5, for one pair, no word).
+        """
+        if result.test != "cochran_q" or result.p_value is None or len(self.systems) != 2:
+            return None
+        pair = next(
+            (
+                r
+                for m, r in self.results
+                if m == mapping
+                and r.comparison == result.comparison
+                and r.test in ("mcnemar_midp", "mcnemar_exact")
+            ),
+            None,
+        )
+        if pair is None or pair.p_value is None:
+            return None
+        return (
+            f"2 systems: McNemar's chi-square, asymptotic; the {pair.test} row is the "
+            f"small-sample test of the pair (p {pair.p_value:.4g})"
+        )
 
     def _never_note(self, mapping: str | None, result: TestResult) -> str | None:
         never = self.never_flag.get(mapping, [])
@@ -212,12 +269,20 @@ class CompareResult:
         """One dict per test (``mapping`` first when the tests come from traces).
 
         An F1 test of a system that never flags an error carries ``note`` (its F1 is 0 there,
-        undefined in ``metrics``); the other rows have ``note`` None.
+        undefined in ``metrics``); the other rows have ``note`` None. ``unit`` says what the
+        test took as its unit and ``clustered`` whether that is the question, holding several
+        units (the test names are the same in both forms: module stats.classification).
         """
         return [
             ({"mapping": m} if self.with_mapping else {})
             | r.model_dump()
-            | {"note": self.note(m, r)}
+            | {
+                "note": self.note(m, r),
+                "unit": "question"
+                if self.clusters.get(m)
+                else ("sentence" if self.labels else "row"),
+                "clustered": bool(self.clusters.get(m)),
+            }
             for m, r in self.results
         ]
 
@@ -242,7 +307,8 @@ class CompareRequest(Request):
         argument=True,
         help="Paired outcomes (.csv/.parquet/.jsonl): one row per unit, one 0/1 column per "
         "system (blank = missing); with --truth, the columns are predictions; a question_id "
-        "column makes its questions the tests' units. Or give --traces and --labels instead.",
+        "column (or qid, question, prompt_id...) makes its questions the tests' units. Or give "
+        "--traces and --labels instead.",
     )
     traces: list[Path] = option(
         default_factory=list,
@@ -265,7 +331,15 @@ class CompareRequest(Request):
         0, help="Seed of the permutations/resamples (the same p-values on every run)."
     )
     exact_below: int = option(
-        25, help="Exact McNemar below this many discordant pairs.", ge=0, strict=True
+        25,
+        help="Mid-p exact McNemar below this many discordant pairs, else chi-square.",
+        ge=0,
+        strict=True,
+    )
+    mcnemar: str = option(
+        "midp",
+        help="midp|exact: McNemar's mid-p and uncorrected chi-square, or the classic exact "
+        "and continuity-corrected forms (to reproduce a paper; conservative).",
     )
     without_claims: WithoutClaimsPolicy = option(DEFAULT_WITHOUT_CLAIMS, help=WITHOUT_CLAIMS_HELP)
     question_scope: QuestionScope = option(QuestionScope.AUTO, help=QUESTION_SCOPE_HELP)
@@ -273,6 +347,8 @@ class CompareRequest(Request):
     def _metrics(self) -> list[str]:
         if self.method not in ("permutation", "bootstrap"):
             raise ConfigError(f"--method must be permutation or bootstrap, got {self.method!r}")
+        if self.mcnemar not in ("midp", "exact"):
+            raise ConfigError(f"--mcnemar must be midp or exact, got {self.mcnemar!r}")
         wanted = [m.strip() for m in self.metrics.split(",") if m.strip()]
         bad = [m for m in wanted if m not in ("f1", "recall")]
         if bad:
@@ -316,9 +392,16 @@ class CompareRequest(Request):
             )
         results: list[tuple[str | None, TestResult]] = []
         clusters: dict[str | None, int | None] = {}
+        form: McNemarForm = "exact" if self.mcnemar == "exact" else "midp"  # (checked above)
         for mapping_name, data, y_truth, questions in sets:
             found = (
-                compare_systems(data, names, exact_below=self.exact_below, clusters=questions)
+                compare_systems(
+                    data,
+                    names,
+                    exact_below=self.exact_below,
+                    clusters=questions,
+                    mcnemar=form,
+                )
                 if y_truth is None
                 else compare_against_truth(
                     y_truth,
@@ -330,6 +413,7 @@ class CompareRequest(Request):
                     seed=self.seed,
                     exact_below=self.exact_below,
                     clusters=questions,
+                    mcnemar=form,
                 )
             )
             results.extend((mapping_name, r) for r in found)
@@ -360,7 +444,7 @@ class CompareRequest(Request):
             raise ConfigError("give either FILE, or both --traces and --labels")
         if self.truth is not None:
             raise ConfigError("--truth names a column of FILE; with --traces the labels are it")
-        truths = [0]
+        truths: Counter[str] = Counter()
         traces = traceio.read_trace_files(self.traces, truths=truths)
         check_system_spellings(traces, self.traces)
         labels = labelio.read_labels(self.labels, traces=traces, columns=True)
@@ -374,7 +458,7 @@ class CompareRequest(Request):
         sets: list[OutcomeSet] = []
         names: list[str] = []
         claims_note: dict[str, Any] = {}
-        read = verdicts_read(truths[0])
+        read = verdicts_read(truths)
         # one set per mapping: two spellings of one mapping are refused (resolve_mappings), or
         # its tests would be listed twice
         for mapping in [m.name for m in resolve_mappings(self.mapping or [DEFAULT_MAPPING])]:
@@ -447,7 +531,7 @@ class CompareRequest(Request):
         cols = [str(c) for c in frame.columns]
         skip = {c for c in (truth, self.unit_column) if c is not None}
         if self.unit_column is None:  # the id-column rule of `agree` (failcodes.stats.tables)
-            skip |= {c for c in cols if id_named(c)}
+            skip |= {c for c in cols if id_named(c) or normal_name(c) in QUESTION_NAMES}
         names = (
             [s.strip() for s in self.systems.split(",")]
             if self.systems
@@ -468,6 +552,7 @@ class CompareRequest(Request):
                 raise InputError(f"no column '{col}' (columns: {cols})", path=file)
         if len(names) < 2:
             raise InputError(f"need at least two system columns, got {names}", path=file)
+        _refuse_correct_columns(names, truth, file)
         data = np.column_stack([_binary(frame[c].tolist(), c, file) for c in names])
         y_truth = None if truth is None else np.array(_binary(frame[truth].tolist(), truth, file))
         given = " (given with --systems)" if self.systems else ""
@@ -475,12 +560,13 @@ class CompareRequest(Request):
         if truth is not None:
             parts.append(f"reference: column '{truth}'")
         ids = sorted(skip - {truth} - set(names))  # --systems passes over the id column too
-        qcol = next((c for c in ids if normal_name(c) == "question_id"), None)
+        named = [c for c in ids if normal_name(c) in QUESTION_NAMES]
+        qcol = min(named, key=lambda c: QUESTION_NAMES.index(normal_name(c)), default=None)
         questions = None if qcol is None else frame[qcol].astype(str).str.strip().tolist()
         blank = frame[qcol].isna() | (frame[qcol].astype(str).str.strip() == "") if qcol else None
         if blank is not None and blank.any():
             raise InputError(
-                "blank question id: the tests take a question_id column's questions as their "
+                "blank question id: the tests take a question column's questions as their "
                 "units, so every row names its question",
                 path=file,
                 line=int(np.flatnonzero(blank.to_numpy())[0]) + 2,
@@ -505,6 +591,25 @@ class CompareRequest(Request):
         )
         parts.extend(read_notes)
         return [(None, data, y_truth, questions if said else None)], names, "; ".join(parts)
+
+
+#: A FILE's column names (compared as ``normal_name``) read as the question of each row, the
+#: first present taken: ``qid`` was read as a system ("expected 0/1") and ``q_id`` or
+#: ``prompt_id`` as a plain unit id, its rows independent units; ``prompt`` and ``query``
+#: (the prompt's text or number, beside the systems' 0/1 columns) as a system too.
+QUESTION_NAMES = (
+    "question_id",
+    "questionid",
+    "qid",
+    "q_id",
+    "question",
+    "question_no",
+    "question_number",
+    "prompt_id",
+    "query_id",
+    "prompt",
+    "query",
+)
 
 
 def _questions_line(questions: Sequence[str], units: str) -> str | None:
@@ -578,13 +683,16 @@ def _refuse_reference_columns(names: list[str], file: Path) -> None:
     majority``, their vote): read as systems, three raters made 10 pairs of 5 "systems" under
     Holm for the 1 pair of the two systems. So is a column written as another is but for
     case, spacing or Unicode form (``gpt`` and ``GPT ``: one system twice, a table joined
-    twice), which ``--traces`` refuses.
+    twice), which ``--traces`` refuses. So is a column named as a property of each unit
+    (``is_hard``, ``hasCitation``: a flag kept beside the systems): read as a third system
+    it made Cochran's Q df 2 and the Holm correction over 3 pairs (gpt vs claude p 0.625 read
+    1.0), exit 0.
     """
-    from failcodes.stats.summaries import rater_word, reference_reason
+    from failcodes.stats.summaries import name_words, rater_word, reference_reason
 
     folded: dict[str, str] = {}
     for name in names:
-        first = folded.setdefault(spelling_key(name), name)
+        first = folded.setdefault(name_key(name), name)
         if first != name:  # as --traces refuses it (columnar.check_system_spellings)
             raise InputError(
                 f"column {name!r} is {first!r} written another way (case, spacing or Unicode "
@@ -604,6 +712,17 @@ def _refuse_reference_columns(names: list[str], file: Path) -> None:
                 line=1,
                 field=name,
             )
+        words = name_words(name)
+        if why is None and len(words) > 1 and words[0] in ("is", "has"):
+            raise InputError(
+                f"column {name!r} is named like a property of each unit (a flag: "
+                f"{' '.join(words)}), not a system: read as one it would enter every test "
+                "(Cochran's Q, a McNemar pair with each system, their Holm correction); "
+                "name the system columns with --systems",
+                path=file,
+                line=1,
+                field=name,
+            )
         if why is None:
             continue
         raise InputError(
@@ -614,6 +733,58 @@ def _refuse_reference_columns(names: list[str], file: Path) -> None:
             path=file,
             line=1,
             field=name,
+        )
+
+
+def _refuse_correct_columns(names: list[str], truth: str | None, file: Path) -> None:
+    """Refuse a FILE whose columns' names give 1 opposite meanings (:mod:`failcodes.polarity`).
+
+    A system's 1 is an error flagged and the reference's 1 the positive (an error). Columns
+    of correctness (``gpt_correct``: 1 = right) against ``--truth has_error`` were read as
+    errors flagged: F1 0.571 and 0.667 for flags that are 1 - correct's 0.4 and 0.333, exit
+    0; a reference ``is_correct`` counted each correct unit as an error to find. Without
+    ``--truth``, ``gpt_correct`` beside ``claude_hallucinated`` compared a rate of right
+    answers with one of errors. Columns all of correctness, the reference's too, agree.
+    """
+    from failcodes.polarity import ERROR_FLAG, names_correctness
+
+    right = [n for n in names if names_correctness(n)]
+    if truth is None:
+        wrong = [n for n in names if ERROR_FLAG.search(n)]
+        if right and wrong:
+            raise InputError(
+                f"column {right[0]!r} is named as correctness (1 = right) and {wrong[0]!r} "
+                "as an error flag (1 = an error): the tests would compare a rate of right "
+                "answers with one of errors; write every system column one way "
+                f"(1 - {right[0]} is its errors)",
+                path=file,
+                line=1,
+                field=right[0],
+            )
+        return
+    if names_correctness(truth):
+        odd = [n for n in names if not names_correctness(n)]
+        if odd:
+            raise InputError(
+                f"the reference '{truth}' is named as correctness (1 = right), where compare "
+                f"reads a system's 1 ({odd[0]!r}) as an error flagged: F1 and recall would "
+                f"count each right unit as an error to find; give the errors as the reference "
+                f"(1 - {truth}), or, if the systems' 1 means right too, name their columns so "
+                f"({odd[0]}_correct)",
+                path=file,
+                line=1,
+                field=truth,
+            )
+    elif right:
+        raise InputError(
+            f"column {right[0]!r} is named as correctness (1 = right), where compare reads a "
+            f"system's 1 as an error flagged and the reference's (column '{truth}') as an "
+            "error: F1 and recall would count its right answers as errors flagged; columns of "
+            "correctness are compared without --truth (McNemar on who was right), or write "
+            f"each system's errors flagged (1 - {right[0]})",
+            path=file,
+            line=1,
+            field=right[0],
         )
 
 

@@ -223,13 +223,17 @@ class IngestResult:
         return [f"wrote {line}" for line in self.written]
 
     def said(self) -> list[str]:
-        """What ``failcodes run`` says on stderr too: systems whose evidence was derived.
+        """What ``failcodes run`` says on stderr too: evidence derived, verdicts read so.
 
         A study's [[datasets.pipelines]] naming some systems left the others' evidence read
-        trace by trace (no passages: closed-book, disagreements blamed on verification),
-        said only in the step's log.
+        trace by trace (no passages: closed-book, disagreements blamed on verification), and
+        verdicts read by the default aliases (a detector's true as supported, FEVER's NEI as
+        no_evidence) were said only in the step's log (the metrics step reads them canonical).
         """
-        return [f"wrote {line}" for line in self.written if _UNDECLARED in line]
+        from failcodes.verdicts import READ_MARKS
+
+        read = [n for n in self.notes if any(m in n for m in READ_MARKS)]
+        return [f"wrote {line}" for line in self.written if _UNDECLARED in line] + read
 
 
 class IngestRequest(IngestOptions, Request):
@@ -258,8 +262,8 @@ class IngestRequest(IngestOptions, Request):
     part: bool = option(
         False,
         cli=False,
-        help="A study's part of a data set: its pipelines' evidence is declared, and checked, "
-        "where the parts are merged.",
+        help="A study's part of a data set: its pipelines' evidence is checked where the parts "
+        "are merged (a system declared there is not said undeclared here).",
     )
 
     def run(self, *, note: Note = ignore_note) -> IngestResult:
@@ -386,8 +390,8 @@ def _write_traces(
         raise InputError(
             "no traces found (expected at least one record)", path=", ".join(str(p) for p in paths)
         )
-    check_declared_systems(declared, systems)
-    if not part:
+    if not part:  # a part's systems are the data set's in part: checked at the merge
+        check_declared_systems(declared, systems)
         refuse_mixed_evidence(derived, ", ".join(str(p) for p in paths))
     shown = ", ".join(f"{s} {n:,}" for s, n in sorted(systems.items())[:12])
     more = ", ..." if len(systems) > 12 else ""
@@ -408,7 +412,7 @@ def _write_traces(
             "carries the count; a study data set of several ingests merges JSONL parts, which "
             "do not)"
         )
-    if declared and derived:
+    if declared and derived and not part:
         # the pipelines a study's [[datasets.pipelines]] (or --evidence) left out: derived
         # from each trace, said where the others are declared
         more += f"; {_UNDECLARED}" + ", ".join(
@@ -421,7 +425,8 @@ def _write_traces(
         more += "; left out, not among --option systems: " + ", ".join(
             f"{s} {n:,}" for s, n in sorted(result.unlisted.items())
         )
-    said = None if declared else closed_book_line(derived)  # (nothing declared: said last)
+    # nothing declared: said last; a study's part, of the systems its study does not declare
+    said = None if declared and not part else closed_book_line(derived)
     if said:
         more += f"; {said}"
     return f"{count:,} traces -> {out} ({len(systems):,} system(s): {shown}{more})"

@@ -24,7 +24,13 @@ from failcodes.judge.journal import refuse_stale_ids
 from failcodes.judge.limits import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_WAIT_S, Limits, RetryPolicy
 from failcodes.judge.modes import Batch, Cascade, Grouped, PerUnit
 from failcodes.judge.pricing import load_prices
-from failcodes.judge.run import discard_if_untouched, refuse_another_run, run_judge, write_estimate
+from failcodes.judge.run import (
+    discard_if_untouched,
+    read_summary,
+    refuse_another_run,
+    run_judge,
+    write_estimate,
+)
 from failcodes.judge.settings import JudgeSettings
 from failcodes.judge.spec import JudgeSpec, check_url
 from failcodes.judge.summary import summary_lines
@@ -555,9 +561,14 @@ class _Single:
             try:
                 # run_judge: blocking, inside a running event loop too (Jupyter)
                 result.summary = run_judge(self.units, coder, job, on_progress=on_progress)
-            except FailcodesError as exc:
-                # e.g. an endpoint not listening: no empty run
-                if fresh and not isinstance(exc, BudgetExceededError):
+            except BudgetExceededError:
+                # finished units are committed and exported: their closing summary first
+                stopped = read_summary(req.run_dir)
+                for line in summary_lines(stopped) if stopped is not None else ():
+                    note(line)
+                raise
+            except FailcodesError:
+                if fresh:  # e.g. an endpoint not listening: no empty run
                     discard_if_untouched(req.run_dir)
                 raise
         if heuristic:

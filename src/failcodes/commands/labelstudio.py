@@ -495,9 +495,12 @@ class ReviewsResult(FrozenModel):
                 if result.unrecorded
                 else ""
             )
+            named = sorted({a.shown_judge for a in result.annotations if a.shown_judge})
+            of = f" of {', '.join(named)}" if named else ""  # the judges' model_version
             lines.append(
                 f"Assumed: {result.pre_selected} of {len(result.annotations)} annotations were "
-                f"made with the judge's codes pre-selected (Label Studio predictions{unrecorded})"
+                f"made with the judge's codes pre-selected (Label Studio predictions{of}"
+                f"{unrecorded})"
                 ": a reviewer "
                 "who keeps them agrees with the judge more than a blind one may, so human vs "
                 "judge agreement and the corrected shares may lean toward the judge (push "

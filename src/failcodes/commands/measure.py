@@ -8,6 +8,7 @@ writes them. Tables for people are the CLI's.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -54,11 +55,11 @@ QUESTION_SCOPE_HELP = (
 )
 
 
-def verdicts_read(truths: int) -> str | None:
-    """How ``truths`` true/false verdicts of the traces were read (None: there were none).
+def verdicts_read(truths: Mapping[str, int]) -> str | None:
+    """How verdicts of the traces the default aliases read were read (None: there were none).
 
-    The analysis commands read them by the default aliases, as ingest does, but said nothing:
-    a detector's true (hallucinated) read as supported inverted every count.
+    ``truths``: per alias word. The analysis commands read them as ingest does, but said
+    nothing: a detector's true (hallucinated) read as supported inverted every count.
     """
     return truths_line(truths, "ingest the traces with") if truths else None
 
@@ -97,9 +98,28 @@ class MetricsResult:
         cover = {r.system: (r.n, r.n + r.n_unlabelled) for r in rows}
         return coverage_line(cover, first.level.value)
 
+    @property
+    def later(self) -> list[str]:
+        """The notes under the metrics table (not beside rows written as text: their fields)."""
+        return self.report.notes() if self.report is not None and self.text is None else []
+
     def lines(self) -> list[str]:
         """The result as plain lines (a study step's log): what was assumed, what written."""
         return [line for line in (self.assumed, self.coverage, self.dropped, self.written) if line]
+
+    def said(self) -> list[str]:
+        """What ``failcodes run`` says on stderr too: what a default assumed of the data.
+
+        The CLI's first line where not every system answered every labelled question (how
+        the others' sentences count: ``--question-scope``), and its second, labels covering
+        part of the units: they were in the step's log alone, a run whose system left a
+        question unanswered counting its sentences as missed with no word on its output.
+        """
+        from failcodes.labelscope import QuestionShape
+
+        shape = getattr(self.report, "shape", None)
+        partial = shape is not None and shape.questions not in (None, QuestionShape.COMMON)
+        return [line for line in (self.assumed if partial else None, self.coverage) if line]
 
 
 class MetricsRequest(Request):
@@ -207,7 +227,7 @@ class MetricsRequest(Request):
         return _dropped(self.traces, what)
 
     def _distributions(
-        self, dists: Any, fmt: RowFormat | None, dropped: str | None, truths: int
+        self, dists: Any, fmt: RowFormat | None, dropped: str | None, truths: Mapping[str, int]
     ) -> MetricsResult:
 
         read = verdicts_read(truths)

@@ -108,17 +108,23 @@ class ReportRequest(Request):
 
 
 def _changed(layout: StudyLayout) -> str | None:
-    """A line naming the steps whose study file settings or inputs changed since they ran."""
-    from failcodes.errors import FailcodesError
-    from failcodes.study.state import changed_steps, load_state
+    """A line naming the steps whose study file settings or inputs changed since they ran.
 
+    Also the files a finished step wrote that changed since (edited, or written again by hand).
+    """
+    from failcodes.errors import FailcodesError
+    from failcodes.study.state import changed_steps, edited, load_state
+
+    lost: list[str] = []
     try:
-        steps = changed_steps(layout)
+        steps = changed_steps(layout, lost)
     except FailcodesError:  # a study file that does not load: said where it is read
         return None
-    if not steps:
-        return None
     state = load_state(layout)
+    # a step's output edited, or written again by hand (other settings than the study's)
+    touched = ", ".join(f"{name} (step {step})" for step in state for name in edited(step, layout))
+    if not steps and not touched and not lost:
+        return None
     names = ", ".join(s.name for s in steps if s.name in state)
     begun = ", ".join(s.name for s in steps if s.name not in state)
     said = []
@@ -129,7 +135,18 @@ def _changed(layout: StudyLayout) -> str | None:
         )
     if begun:  # their outputs are an earlier run's, or half written
         said.append(f"these steps began and did not finish (failed, or stopped): {begun}")
+    if touched:
+        said.append(
+            "these files changed since `failcodes run` wrote them (edited, or written again by "
+            f"hand?), shown as they are now: {touched}"
+        )
+    if lost:
+        said.append(
+            "these files `failcodes run` wrote are gone (deleted since?), so this report shows "
+            f"the study without them: {', '.join(lost)}"
+        )
+    run = "this report shows the outputs of that run, not of the study as it is: "
     return (
-        f"{'; '.join(said)}; this report shows the outputs of that run, not of the study as "
-        f"it is: run `failcodes run {layout.root}` to bring them up to date"
+        f"{'; '.join(said)}; {run if steps else ''}run `failcodes run {layout.root}` to bring "
+        "them up to date"
     )

@@ -395,10 +395,11 @@ def _skew(plan_path: Path, plan: Any, reviewed: set[str]) -> str | None:
     The report counts drawn units not reviewed as not drawn (missing at random); a reviewer
     working down a list sorted by the judge's code learned it only from the report's caption.
     """
-    from failcodes.report.corrected import review_skew
+    from failcodes.report.corrected import judge_doubts, review_skew
     from failcodes.reviewplan import plan_source
 
-    source = plan_source(plan, plan_path.parent.parent.parent, plan_path)  # STUDY/review/plans
+    root = plan_path.parent.parent.parent  # STUDY/review/plans
+    source = plan_source(plan, root, plan_path)
     if not source.is_file() or not plan.estimation_ids() - reviewed:
         return None
-    return review_skew(read_frame(source), plan, reviewed)
+    return review_skew(read_frame(source), plan, reviewed, judge_doubts(root, plan))

@@ -29,7 +29,6 @@ from failcodes.demo._base import DEMO_SEED as DEMO_SEED
 from failcodes.demo._base import Dataset as Dataset
 from failcodes.demo._base import DemoContext as DemoContext
 from failcodes.demo._base import DemoStep as DemoStep
-from failcodes.demo._base import Executor
 from failcodes.demo._base import StepOutput as StepOutput
 from failcodes.demo.benchmarks import rtv_step, scifact_benchmark_step
 from failcodes.demo.coding import codebook_step, labelstudio_step, scale_step
@@ -88,16 +87,9 @@ STEPS: list[DemoStep] = [
 def run_demo(
     out_dir: str | Path = DEFAULT_OUT,
     steps: Sequence[DemoStep] | None = None,
-    *,
-    execute: Executor | None = None,
 ) -> Iterator[tuple[DemoStep, StepOutput]]:
-    """Run the demo steps in order, yielding each step with its output as it finishes.
-
-    ``execute`` runs a study step (default: its request, in this process).
-    """
+    """Run the demo steps in order, yielding each step with its output as it finishes."""
     ctx = DemoContext(out_dir=Path(out_dir))
-    if execute is not None:
-        ctx.execute = execute
     ctx.out_dir.mkdir(parents=True, exist_ok=True)
     for step in STEPS if steps is None else steps:
         yield step, step.run(ctx)

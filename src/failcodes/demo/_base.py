@@ -12,8 +12,6 @@ import pandas as pd
 from failcodes.csvcells import safe_frame
 from failcodes.fileio import AtomicBatch
 from failcodes.labels import Label
-from failcodes.study.runner import run_request
-from failcodes.study.steps import Step
 from failcodes.traces import Trace
 
 DEFAULT_OUT = Path("reports") / "demo"
@@ -39,22 +37,13 @@ class Dataset:
     source: str = ""
 
 
-#: Runs one study step's command, writing its output to the log path (None: no log).
-Executor = Callable[[Step, Path | None], None]
-
-
 @dataclass
 class DemoContext:
-    """State shared by the steps of one demo run.
-
-    ``execute`` runs a study step (default: its request, in this process, as ``failcodes run``
-    runs it).
-    """
+    """State shared by the steps of one demo run."""
 
     out_dir: Path
     datasets: dict[str, Dataset] = field(default_factory=dict)
     results: dict[str, Any] = field(default_factory=dict)
-    execute: Executor = run_request
 
 
 @dataclass

@@ -28,7 +28,11 @@ from typing import Any
 from failcodes.csvcells import read_frame
 from failcodes.demo._base import DEMO_SEED, DemoContext, StepOutput
 
-SIMULATED_CODER = "SIMULATED reviewer (SciFact rationales)"
+#: The simulated reviewer's name, shown wherever its codes are: its agreement with the judge
+#: outside evidence_polarity (1.000 on entity_match, scope, chunking, trustworthy) is by
+#: construction, and the report, which cannot know it, showed it under a name that said only
+#: "SciFact rationales".
+SIMULATED_CODER = "SIMULATED reviewer (SciFact rationales; other codes copy the judge)"
 DATASET = "scifact-dev"
 PLAN_SIZE = 30
 GOLD_DIMENSION = "evidence_polarity"

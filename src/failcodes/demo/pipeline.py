@@ -8,44 +8,50 @@ import pandas as pd
 
 from failcodes.demo._base import DEMO_BOOTSTRAP, DEMO_SEED, DemoContext, StepOutput
 from failcodes.fileio import AtomicBatch
-from failcodes.hashing import file_sha256
 from failcodes.study.layout import StudyLayout
+
+#: What the demo compares: the systems' hits on the labelled errors under 'refuted'.
+DEMO_COMPARE_METRICS = "recall,f1"
 
 
 def compare_step(ctx: DemoContext) -> StepOutput:
-    """Seed 001 appendix A.9 on the demo systems: Cochran's Q, Holm-adjusted McNemar, F1."""
-    from failcodes.errors import StatisticsError
-    from failcodes.outcomes import paired_outcomes_from_traces
-    from failcodes.stats.classification import compare_against_truth
+    """Seed 001 appendix A.9 on the demo systems: Cochran's Q, Holm-adjusted McNemar, F1.
+
+    Runs ``failcodes compare --traces data/<ds>.traces.parquet --labels data/<ds>.labels.jsonl
+    -m refuted --metrics recall,f1 --resamples 1000 --seed 0 --format json`` and writes its
+    object (what was assumed, each test's unit) to ``comparisons/<ds>.json``, as a user would.
+    """
+    from failcodes.commands.compare import CompareRequest
+    from failcodes.errors import InputError
+    from failcodes.report.rundir import p_text
 
     out = StepOutput()
+    layout = StudyLayout.of(ctx.out_dir)
     for name, ds in ctx.datasets.items():
+        if not ds.traces:
+            out.lines.append(f"{name}: no system comparison (no traces given)")
+            continue
+        request = CompareRequest(
+            traces=[layout.traces(name)],
+            labels=layout.labels(name),
+            mapping=["refuted"],
+            metrics=DEMO_COMPARE_METRICS,
+            resamples=DEMO_BOOTSTRAP,
+            seed=DEMO_SEED,
+        )
         try:
-            paired = paired_outcomes_from_traces(ds.traces, ds.labels, "refuted")
-        except StatisticsError as exc:
+            result = request.run()
+        except InputError as exc:
             out.lines.append(f"{name}: no system comparison ({exc})")
             continue
-        results = compare_against_truth(
-            paired.truth,
-            paired.predictions,
-            paired.systems,
-            metrics=("recall", "f1"),
-            n_resamples=DEMO_BOOTSTRAP,
-            seed=DEMO_SEED,
-            clusters=paired.questions,
-        )
-        rows = [r.model_dump() for r in results]
-        layout = StudyLayout.of(ctx.out_dir)
-        read = [layout.traces(name), layout.labels(name)]  # what ds.traces, ds.labels were
-        digests = {str(path): file_sha256(path) for path in read if path.is_file()}
         dest = layout.comparisons(name)
         with AtomicBatch() as batch:
             batch.stage(dest).write_text(
-                json.dumps({"systems": paired.systems, "sha256": digests, "tests": rows}, indent=2)
-                + "\n",
-                encoding="utf-8",
+                json.dumps(result.payload(), indent=2) + "\n", encoding="utf-8"
             )
         out.files.append(dest)
+        if result.assumed:  # compare's first line
+            out.lines.append(f"{name}: {result.assumed}")
         out.tables.append(
             (
                 f"{name}: Cochran's Q and pairwise McNemar on the labelled errors (recall), "
@@ -54,13 +60,17 @@ def compare_step(ctx: DemoContext) -> StepOutput:
                 pd.DataFrame(
                     [
                         {
-                            "test": r.test,
-                            "comparison": r.comparison,
-                            "statistic": None if r.statistic is None else round(r.statistic, 3),
-                            "p": None if r.p_value is None else round(r.p_value, 4),
-                            "p (Holm)": None if r.p_holm is None else round(r.p_holm, 4),
+                            "test": r["test"],
+                            "comparison": r["comparison"],
+                            "unit": r["unit"],
+                            "n": r["n"],
+                            "statistic": None
+                            if r["statistic"] is None
+                            else round(r["statistic"], 3),
+                            "p": p_text(r["p_value"]),
+                            "p (Holm)": p_text(r["p_holm"]),
                         }
-                        for r in results
+                        for r in result.rows()
                     ]
                 ),
             )

@@ -31,12 +31,14 @@ from failcodes.demo._base import (
     StepOutput,
 )
 from failcodes.disagreements import count_by_kind
+from failcodes.errors import listed
 from failcodes.fileio import atomic_write_text
 from failcodes.judge.run import read_annotations
 from failcodes.labelscope import assumptions_line, shape_of_rows
+from failcodes.metrics import SHORT, WARNED
 from failcodes.study.config import load_study
 from failcodes.study.layout import StudyLayout
-from failcodes.study.runner import Outcome, log_path, run_steps
+from failcodes.study.runner import Outcome, log_path, run_request, run_steps
 from failcodes.study.steps import plan_study
 from failcodes.units import build_units, disagreement_traces
 
@@ -72,7 +74,21 @@ def _pct(row: dict[str, Any], name: str) -> str:
     text = f"{100 * value:.1f}"
     if low is None or high is None:
         return text
-    return text + f" [{100 * low:.1f}, {100 * high:.1f}]"
+    # as `metrics` marks it: an interval that may not cover (zero width, boundary, few units)
+    warned = WARNED if row.get(f"{name}_ci_warning") else ""
+    return text + f" [{100 * low:.1f}, {100 * high:.1f}]{warned}"
+
+
+def _warnings_lines(path: Path) -> list[str]:
+    """What the table's marks mean, as ``metrics`` says it: each CI warning and its cells."""
+    found: dict[str, list[str]] = {}
+    for r in json.loads(path.read_text(encoding="utf-8")):
+        for name in ("precision", "recall", "f1"):
+            if r.get(name) is not None and r.get(f"{name}_ci_warning"):
+                cell = f"{r['system']}/{r['mapping']}:{SHORT[name]}"
+                found.setdefault(r[f"{name}_ci_warning"], []).append(cell)
+    head = [f"{WARNED} after an interval: it may not cover (the CI warnings below say why)"]
+    return [*head, *(f"– CI warning ({why}): {listed(c)}" for why, c in sorted(found.items()))]
 
 
 def _metrics_table(path: Path) -> pd.DataFrame:
@@ -111,7 +127,7 @@ def study_step(ctx: DemoContext) -> StepOutput:
         return [s for s in plan_study(study, layout) if s.name != "report"]
 
     def execute(step: Any) -> None:
-        ctx.execute(step, log_path(layout, step))
+        run_request(step, log_path(layout, step))
 
     for result in run_steps(plan, layout, execute):
         done = result.outcome is Outcome.SKIPPED
@@ -154,6 +170,9 @@ def _load(ctx: DemoContext, study: Any, layout: StudyLayout, out: StepOutput) ->
                     _metrics_table(layout.metrics(ds.name)),
                 )
             )
+            warned = _warnings_lines(layout.metrics(ds.name))
+            if len(warned) > 1:
+                out.lines += [f"{ds.name} metrics: {line}" for line in warned]
         if not layout.disagreements(ds.name).is_file():
             continue
         items = read_disagreements(layout.disagreements(ds.name))

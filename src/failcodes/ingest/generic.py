@@ -314,7 +314,8 @@ def _same_again(
         raise InputError(
             f"{kind} {key!r} reads {label.sentence!r} here but {was.sentence!r} at {where}: "
             "two sentences, one id (if each file is its own system's answer, give its ingest "
-            "--option label_scope=system, so each label names its system)",
+            "--option label_scope=system, generic-labels --system NAME, so each label names "
+            "its system)",
             path=path,
             line=line,
             field=f"{kind}_id",
@@ -325,7 +326,7 @@ def _same_again(
         f"{was.question_id!r} at {where}: one target, two labels; two systems' answers "
         "numbered alike (one file each)? each label must name its system: a system field or "
         "column in every record (atomic: the files ingested in one call; generic: --option "
-        "label_scope=system)",
+        "label_scope=system; generic-labels: --system NAME, one call per file)",
         path=path,
         line=line,
         field=f"{kind}_id",

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from failcodes.errors import ConfigError, InputError
-from failcodes.numbertext import whole_number_text
+from failcodes.numbertext import reads_as_float, whole_number_text
 from failcodes.verdicts import MISSING_MARKS
 
 
@@ -222,9 +222,9 @@ class LabelRule:
             return None
         if len(self.seen) < _SEEN_CAP:
             unnamed = [k for k in self.seen if k not in self.outcomes]
-            words = [k for k in unnamed if not _number(k)]
+            words = [k for k in unnamed if not reads_as_float(k)]
             for key in missing:
-                close = [] if _number(key) else difflib.get_close_matches(key, words, 1, 0.8)
+                close = [] if reads_as_float(key) else difflib.get_close_matches(key, words, 1, 0.8)
                 why = "a typo?"
                 if not close:
                     # 'wrong = 1 -> error' on a boolean column (read as true/false), or
@@ -260,14 +260,14 @@ class LabelRule:
             return  # an unnamed value is refused row by row
         named: dict[str, str] = {}
         for key in self.outcomes:
-            if _number(key):
+            if reads_as_float(key):
                 continue  # -1 and 1 are two values
             named.setdefault(_squash(key), key)
             words = [w for w in re.split(r"[\W_]+", key) if w]
             if len(words) >= 2:
                 named.setdefault("".join(w[0] for w in words), key)
         for key, (spelling, path, line) in self.seen.items():
-            if key in self.outcomes or _number(key):
+            if key in self.outcomes or reads_as_float(key):
                 continue
             same = named.get(_squash(key))
             if same is None or len(_squash(key)) < 2:
@@ -303,14 +303,6 @@ _TRUTH = {
 def _truth(key: str) -> bool | None:
     """The truth value a compared text spells (``1``, ``yes``, ``true``...), or None."""
     return _TRUTH.get(key)
-
-
-def _number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def parse_label_rule(text: str) -> LabelRule:

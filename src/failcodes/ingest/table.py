@@ -41,6 +41,7 @@ import json
 import math
 import operator
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,11 +59,19 @@ from failcodes.ingest.repeats import KeyHashes
 from failcodes.jsonio import byte_blocks, jsonl_lines, jsonl_object
 from failcodes.labelcols import TOTAL_ID_FIELDS, total_id_problem
 from failcodes.labels import Label
+from failcodes.polarity import ERROR_FLAG, says_correct
 from failcodes.sheetio import ShownNumber
-from failcodes.spelling import spelling_key
+from failcodes.spelling import name_key, spelling_key
 from failcodes.tracelines import TraceLine, Voucher
 from failcodes.traces import Passage, Trace
-from failcodes.verdicts import ASSERTED, NO_VERDICT_MARKS, Verdict, is_truth, truths_line
+from failcodes.verdicts import (
+    ASSERTED,
+    NO_VERDICT_MARKS,
+    Verdict,
+    alias_word,
+    aliased_keys,
+    truths_line,
+)
 
 #: Map targets that fill the label (not the trace), with the Label field they fill.
 LABEL_TARGETS: dict[str, str] = {
@@ -693,21 +702,28 @@ def _hollow_labels(
     return out
 
 
+def _score_of(value: object) -> float | None:
+    """A support score from a cell: a number, its text, or a percent's (``85%``: 0.85)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        with contextlib.suppress(OverflowError):  # an integer past float range: no score
+            return float(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        with contextlib.suppress(ValueError):  # a percent, as a sheet shows one: its share
+            return float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    return None
+
+
 def _score_verdict(rec: dict[str, Any], spec: TableSpec, path: Path, line: int) -> None:
     """A verifier's support score as a verdict: supported at or above the threshold.
 
     Score-based verifiers (MiniCheck, AlignScore, an NLI entailment probability) give no
     label; below the threshold the verdict is ``spec.below_threshold`` (no_evidence unless
-    said otherwise). The score is kept as the raw verdict.
+    said otherwise). The score is kept as the raw verdict. A percent text is its share
+    (``85%`` is 0.85: it was refused as no number).
     """
     value = rec.get("verdict")
-    score: float | None = None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        with contextlib.suppress(OverflowError):  # an integer past float range: no score
-            score = float(value)
-    elif isinstance(value, str):
-        with contextlib.suppress(ValueError):
-            score = float(value.strip())
+    score = _score_of(value)
     if score is None or not math.isfinite(score):
         raise InputError(
             "--option verdict_threshold: expected a support score (a number), got "
@@ -804,8 +820,8 @@ class TableStream:
         #: rows left out by ``--option systems``, per system (known once all are read)
         self.unlisted: dict[str, int] = {}
         self._flags = _error_flag_columns(spec)
-        #: true/false verdicts are read by the default aliases (said in a note)
-        self._truths = spec.verdict_threshold is None and not _truth_aliased(spec)
+        #: the --alias words, when verdicts read by the default aliases are said in a note
+        self._said = aliased_keys(spec.aliases) if spec.verdict_threshold is None else None
         #: ids from '#', the record's place, which counts from 1 in each of several files
         self._placed = INDEX_MARK in spec.column_map and len(self.paths) > 1
         self._places = {path: n for n, path in enumerate(self.paths)}
@@ -850,8 +866,10 @@ class TableStream:
                     tally.scores.add(row.trace)
                 if self._flags:
                     _refuse_error_flag(row, self._flags, self.spec)
-                if self._truths and is_truth(row.trace.raw_verdict):
-                    tally.truths += 1
+                raw, said = row.trace.raw_verdict, self._said
+                word = None if said is None else alias_word(raw, said)
+                if word:
+                    tally.truths[word] += 1
                 yield row.trace
         except InputError:
             self._confirm(keys)  # a repeated key before the bad row is the first error
@@ -886,7 +904,7 @@ class TableStream:
                     spec.label_rule,
                 )
                 for line, where, raw in _per_system(rows, spec):
-                    row = self._kept(path, line, where, raw, tally)
+                    row = self._kept(path, line, where, raw, tally, columns)
                     if row is not None:
                         yield row
                 for line, where, raw in hollow:
@@ -943,10 +961,16 @@ class TableStream:
         """A JSONL line no voucher took, read as :func:`rows_of` reads it."""
         record = tableio.drop_nones(jsonl_object(text, path, line))
         columns.update(record)
-        return self._kept(path, line, "", record, tally)
+        return self._kept(path, line, "", record, tally, columns)
 
     def _kept(
-        self, path: Path, line: int, where: str, raw: dict[str, Any], tally: _Tally
+        self,
+        path: Path,
+        line: int,
+        where: str,
+        raw: dict[str, Any],
+        tally: _Tally,
+        columns: set[str],
     ) -> _Row | None:
         """One row as a trace (and label); None if it has no verdict and such rows drop."""
         spec = self.spec
@@ -964,7 +988,8 @@ class TableStream:
                 if system is not None:
                     tally.dropped[str(system)] = tally.dropped.get(str(system), 0) + 1
                 return None
-            error = InputError(_no_verdict_reason(raw, spec), path=path, line=line, field="verdict")
+            reason = _no_verdict_reason(raw, spec, columns)
+            error = InputError(reason, path=path, line=line, field="verdict")
             raise _in_row(_verdict_column(error, raw, spec), where)
         try:
             trace, label = _row(raw, spec, path, line, where)
@@ -1118,21 +1143,6 @@ class TableStream:
             self.notes.extend(rule.notes())
 
 
-#: A verdict column's name that says it flags an error (``is_hallucination``, ``has_error``).
-_ERROR_FLAG = re.compile(
-    r"hallucinat|error|wrong|incorrect|false|fake|unsupport|not_?supported|contradict|refut"
-    r"|unfaithful|inaccura|mistake|fabricat",
-    re.IGNORECASE,
-)
-
-
-#: A column's name that says true marks a correct claim or sentence (``is_correct``).
-_CORRECT_FLAG = re.compile(
-    r"correct|accura|support|factual|valid|true|faithful|consisten|verified|grounded",
-    re.IGNORECASE,
-)
-
-
 def refuse_correct_as_error(renames: Mapping[str, str], path: Path) -> None:
     """Refuse ``--map is_correct=has_error``: a column whose true marks no error.
 
@@ -1140,11 +1150,7 @@ def refuse_correct_as_error(renames: Mapping[str, str], path: Path) -> None:
     every wrong one not (TP 0, FP 2, FN 2, TN 0 for TP 2, TN 2), exit 0.
     """
     for column, target in renames.items():
-        if (
-            target == "has_error"
-            and _CORRECT_FLAG.search(column)
-            and not _ERROR_FLAG.search(column)
-        ):
+        if target == "has_error" and says_correct(column):
             raise InputError(
                 f"--map {column}={target}: the column's name says true means correct (no "
                 "error), but has_error reads true as an error; give --label-rule "
@@ -1156,11 +1162,6 @@ def refuse_correct_as_error(renames: Mapping[str, str], path: Path) -> None:
             )
 
 
-def _truth_aliased(spec: TableSpec) -> bool:
-    """Whether ``--alias`` says what a true or false verdict means."""
-    return bool({str(k).strip().casefold() for k in spec.aliases} & {"true", "false"})
-
-
 def _error_flag_columns(spec: TableSpec) -> dict[str | None, str]:
     """The verdict columns named as error flags, by system (None: every row's column).
 
@@ -1169,13 +1170,13 @@ def _error_flag_columns(spec: TableSpec) -> dict[str | None, str]:
     """
     if spec.verdict_threshold is not None and spec.score_means is not None:
         return {}
-    if _truth_aliased(spec):
+    if {"true", "false"} & aliased_keys(spec.aliases):  # --alias says what true/false mean
         return {}
     out: dict[str | None, str] = {}
     for src, targets in spec.column_map.items():  # (one column is mapped to the verdict)
-        if "verdict" in targets and _ERROR_FLAG.search(src):
+        if "verdict" in targets and ERROR_FLAG.search(src):
             out[None] = src
-    out.update((system, col) for col, system in spec.verdict_columns if _ERROR_FLAG.search(col))
+    out.update((system, col) for col, system in spec.verdict_columns if ERROR_FLAG.search(col))
     return out
 
 
@@ -1253,8 +1254,8 @@ class _Scores:
         """Count one trace in this tally alone."""
         self.count += 1
         self.above += (trace.verdict == Verdict.SUPPORTED) != self.error
-        with contextlib.suppress(ValueError):  # a raw_verdict column of the table's own
-            score = float(str(trace.raw_verdict))
+        score = _score_of(str(trace.raw_verdict))  # (None: a raw_verdict column of its own)
+        if score is not None:
             self.low, self.high = min(self.low, score), max(self.high, score)
 
     def note(self, threshold: float, below: Verdict) -> str:
@@ -1305,8 +1306,8 @@ class _Tally:
     scores: _Scores = field(default_factory=lambda: _Scores())
     #: every column of the rows read (JSONL lines read as they are add none)
     columns: set[str] = field(default_factory=set)
-    #: rows whose verdict was true/false, read by the default aliases
-    truths: int = 0
+    #: rows whose verdict a default alias read, per alias word (true/false: a direction)
+    truths: Counter[str] = field(default_factory=Counter)
     #: rows left out as their system's is not among ``--option systems``, per system
     unlisted: dict[str, int] = field(default_factory=dict)
     #: each system's first file, when '#' (counted per file) fills an id
@@ -1370,7 +1371,7 @@ def check_system_name(
             line=line,
             field="system",
         )
-    key = spelling_key(system)
+    key = name_key(system)
     first = folded.setdefault(key, (system, path, line))
     if first[0] != system:
         raise InputError(
@@ -1509,12 +1510,25 @@ def _check_mapped(paths: Sequence[Path], columns: set[str], spec: TableSpec) -> 
         )
 
 
-def _no_verdict_reason(raw: Mapping[str, Any], spec: TableSpec) -> str:
+def _no_verdict_reason(raw: Mapping[str, Any], spec: TableSpec, seen: set[str]) -> str:
+    """Why a row has no verdict, and the way through (``seen``: the file's columns so far)."""
     failed = "--option no_verdict=drop leaves such rows out, counted in a note"
-    if spec.verdict_columns or any("verdict" in t for t in spec.column_map.values()):
+    columns = clip(", ".join(k for k in raw if k != INDEX_MARK), 300)
+    mapped = [k for k, t in spec.column_map.items() if "verdict" in t]
+    given = [f"--map {k}=verdict" for k in mapped] or [
+        f"--verdict-column {c}" for c, _ in spec.verdict_columns
+    ]
+    names = mapped or [c for c, _ in spec.verdict_columns]
+    if names and not seen & set(names):  # JSON: a typo, or a nested key's dotted path
+        return (
+            f"no verdict: no row so far gives column {names[0]!r} a value ({given[0]}: a "
+            "typo? a key inside an object? flatten the records first, as "
+            f"pandas.json_normalize does; this row's columns: {columns}); if the verifier "
+            f"failed on this claim, {failed}"
+        )
+    if spec.verdict_columns or mapped:
         return f"no verdict (did the verifier fail on this claim? {failed})"
     # nothing is mapped to the verdict: most likely the pipeline calls it something else
-    columns = clip(", ".join(k for k in raw if k != INDEX_MARK), 300)
     values = [v for k, v in raw.items() if k != INDEX_MARK]
     if spec.rows is None and values and all(isinstance(v, list) for v in values):
         # {"gpt": [...], "claude": [...]}: the records are nested under each system's key

@@ -13,6 +13,7 @@ Modes are plain values (no I/O); :mod:`failcodes.judge.run` executes them and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from failcodes.judge.grouping import DEFAULT_GROUP_SIZE
 from failcodes.judge.providers.base import DirectCoder, LLMProvider
@@ -22,10 +23,8 @@ from failcodes.judge.providers.base import DirectCoder, LLMProvider
 class PerUnit:
     """One request per unit."""
 
-    @property
-    def name(self) -> str:
-        """Short name (summaries, journal)."""
-        return "per-unit"
+    #: Short name (summaries, journal).
+    name: ClassVar[str] = "per-unit"
 
 
 @dataclass(frozen=True)
@@ -33,11 +32,8 @@ class Grouped:
     """All passages of one claim in one request, at most ``size`` per request."""
 
     size: int = DEFAULT_GROUP_SIZE
-
-    @property
-    def name(self) -> str:
-        """Short name (summaries, journal)."""
-        return "grouped"
+    #: Short name (summaries, journal).
+    name: ClassVar[str] = "grouped"
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,9 @@ from pydantic import ValidationError, model_validator
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError
 from failcodes.judge.estimate import PricingOnlyCoder
-from failcodes.judge.providers.factory import make_coder
+from failcodes.judge.providers.factory import KEY_AS_MODEL, make_coder
 from failcodes.judge.providers.offline import OFFLINE_MODEL as OFFLINE_MODEL
+from failcodes.redact import looks_like_key
 
 Vendor = Literal["offline", "anthropic", "openai"]
 
@@ -54,6 +55,8 @@ class JudgeSpec(FrozenModel):
         at = re.search(r"@(?=https?://)", text, re.IGNORECASE)
         if at:
             text, base_url = text[: at.start()], text[at.end() :]
+        if looks_like_key(text):  # before any message that would echo it (a URL's is redacted)
+            raise ValueError(KEY_AS_MODEL)
         vendor, _, model = text.partition(":")
         vendor = vendor.strip().lower()
         if vendor == "offline":

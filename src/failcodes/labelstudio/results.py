@@ -253,7 +253,8 @@ def annotations_from_export(
     # Label Studio holds each unit in two tasks, and both annotations were written (the
     # agreement and the report then stopped on "annotated unit ... twice", naming no file)
     kept: dict[tuple[str, str], tuple[int | None, Annotation, _Order]] = {}
-    shown: set[tuple[str, str]] = set()  # kept annotations made with the judge's codes shown
+    # kept annotations made with the judge's codes shown: the prediction's model_version
+    shown: dict[tuple[str, str], str | None] = {}
     unrecorded: set[tuple[str, str]] = set()  # of them, those the export does not record
     marked: set[tuple[str, str]] = set()  # kept annotations marked ground truth
     for task, (unit, task_id) in zip(tasks, checked, strict=True):
@@ -321,10 +322,17 @@ def annotations_from_export(
             # the prediction the reviewer saw, {} when none; no field at all (the tasks API
             # leaves it out) on a task holding predictions was read as a blind review
             unknown = "prediction" not in raw and bool(task.get("predictions"))
-            (shown.add if raw.get("prediction") or unknown else shown.discard)(key)
+            seen = [raw["prediction"]] if raw.get("prediction") else unknown and task["predictions"]
+            shown.pop(key, None)
+            if seen:  # whose codes: one model_version (a task's several: not known)
+                versions = {p.get("model_version") for p in seen if isinstance(p, dict)}
+                version = versions.pop() if len(versions) == 1 else None
+                shown[key] = version if isinstance(version, str) and version else None
             (unrecorded.add if unknown else unrecorded.discard)(key)
     result.annotations.extend(
-        ann.model_copy(update={"judge_shown": True}) if key in shown else ann
+        ann.model_copy(update={"judge_shown": True, "shown_judge": shown[key]})
+        if key in shown
+        else ann
         for key, (_, ann, _) in kept.items()
     )
     result.pre_selected = len(shown)

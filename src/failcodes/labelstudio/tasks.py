@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 import msgspec
 
-from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status, includes_heuristic
+from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status, judge_label
 from failcodes.codebook import Codebook, Part
 from failcodes.errors import InputError
 from failcodes.labelstudio import config as cfg
@@ -26,25 +26,18 @@ if TYPE_CHECKING:
     #: An annotation as a task shows it (:meth:`~failcodes.annotationio.AnnotationIndex.get`).
     Shown = AnnotationRead
 
-HEURISTIC_NOTE = "heuristic baseline, not an LLM"
 #: JSON as msgspec writes it: the standard library's bytes for strings (every code point)
 _ENCODE = msgspec.json.Encoder().encode
 #: Between two items of a task's ``data`` (as the indented list writer spaces them).
 _ITEM = b",\n      "
 
 
-def judge_label(annotation: Shown) -> str:
-    """The judge as shown to reviewers; the offline heuristic judge is labelled as such."""
-    if annotation.coder_kind is CoderKind.HEURISTIC:
-        return f"{annotation.coder} ({HEURISTIC_NOTE})"
-    if includes_heuristic(annotation.coder):  # a panel of the offline judge and a model
-        return f"{annotation.coder} (includes the heuristic baseline)"
-    return annotation.coder
-
-
 def model_version(codebook: Codebook, judge: Shown | str) -> str:
-    """Prediction model version: ``name@version+hashprefix`` of the codebook and the judge."""
-    label = judge if isinstance(judge, str) else judge_label(judge)
+    """Prediction model version: ``name@version+hashprefix`` of the codebook and the judge.
+
+    What a review pulled records as ``shown_judge`` (:meth:`Annotation.shown_as`).
+    """
+    label = judge if isinstance(judge, str) else judge_label(judge.coder, judge.coder_kind)
     return f"{codebook.ref()} {label}"
 
 
@@ -98,7 +91,7 @@ class PartLabels:
         coder = (annotation.coder, annotation.coder_kind)
         judge = self._judges.get(coder)
         if judge is None:
-            judge = self._judges[coder] = f"Judge: {judge_label(annotation)}"
+            judge = self._judges[coder] = f"Judge: {judge_label(*coder)}"
         if annotation.status is Status.UNSCORED:
             reason = annotation.reason or "no reason given"
             return f"{judge}\nThe judge gave no usable answer: {reason}"

@@ -35,6 +35,7 @@ from failcodes.report.html import (
 from failcodes.report.render import TableFormat, render_table
 from failcodes.report.tables import (
     agreement_coders,
+    agreement_labels,
     agreement_table,
     code_shares,
     labelled,
@@ -315,6 +316,18 @@ def _reopen(out: Path, reopen: ReopenUnits) -> str:
     )
 
 
+#: Beside the quote checks of a run of the offline judge: its quotes are cut from the text.
+OFFLINE_QUOTES = (
+    "; the offline heuristic baseline quotes a span cut from the judged text, so its quotes "
+    "are found by construction (1.000 checks nothing of it)"
+)
+
+
+#: The agreement rows of human review against the judge (``source``): agreement with the
+#: judge, tagged as the judge's tables are when it is the offline heuristic baseline.
+JUDGE_SOURCE = "human review vs judge"
+
+
 #: The codebook table's legend when a per-code agreement's interval carries a warning (its
 #: cell ends in " *"; the agreement table's row gives the warning).
 CODE_AGREEMENT_MARK = (
@@ -375,6 +388,8 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         if mixed
         else " (offline heuristic baseline)"
     )
+    # after a caption whose numbers rest on the judge's codes beside a human's (the tag's words)
+    judge_said = f"; judge: {tag.strip(' ()')}" if tag else ""
 
     if inputs.metrics:
         sec = ReportSection(id="metrics", title="Detection of clinician-labelled errors")
@@ -475,14 +490,16 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
             )
         for i, (corr_caption, corr_table, numbers) in enumerate(inputs.corrected_attribution):
             suffix = "" if i == 0 else f"_{i + 1}"
-            sec.tables.append(b.table(f"attribution_corrected{suffix}", corr_table, corr_caption))
+            sec.tables.append(
+                b.table(f"attribution_corrected{suffix}", corr_table, corr_caption + judge_said)
+            )
             if not numbers.empty:
                 sec.figures.append(
                     b.figure(
                         f"attribution_corrected{suffix}",
                         figs.corrected_shares(numbers),
                         f"{corr_caption.split(':')[0]}: judge-only, human-only and corrected "
-                        "shares of the disagreements per system and stage, 95% CIs",
+                        f"shares of the disagreements per system and stage, 95% CIs{judge_said}",
                     )
                 )
         if inputs.corrected_attribution:
@@ -549,7 +566,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                     b.table(
                         f"{stem}_corrected{suffix}",
                         corr_shown,
-                        corr_caption,
+                        corr_caption + judge_said,
                         csv=corr_table,
                         key=corr_key,
                         keys=3,
@@ -579,40 +596,39 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         sec = ReportSection(id="agreement", title="Agreement")
         long = inputs.agreement
         sources = long["source"] if "source" in long else pd.Series(["agreement"] * len(long))
+        # one table and one figure per source: a figure of every source named two sources'
+        # rows alike, and human vs judge rows are agreement with the judge (its tag)
         for i, source in enumerate(dict.fromkeys(sources.astype(str))):
             part = long[sources.astype(str).to_numpy() == source]
             coders = agreement_coders(part)
             level = _agreement_level(part)
+            stem = "agreement" if i == 0 else f"agreement_{i + 1}"
+            named = f"Agreement per subject, {source}" + (f" ({coders})" if coders else "")
+            judge = judge_said if source == JUDGE_SOURCE else ""
             sec.tables.append(
                 b.table(
-                    "agreement" if i == 0 else f"agreement_{i + 1}",
+                    stem,
                     agreement_table(part.drop(columns=["source", "confidence"], errors="ignore")),
-                    f"Agreement per subject, {source}"
-                    + (f" ({coders})" if coders else "")
-                    + f": value [{level} CI] per statistic; n: units, raters: coders",
+                    f"{named}: value [{level} CI] per statistic; n: units, raters: coders{judge}",
                     csv=part,
                 )
             )
-        plot = inputs.agreement.dropna(subset=["value"]) if "value" in inputs.agreement else None
-        if plot is not None and not plot.empty:
-            labels = [
-                " / ".join(str(v) for v in row)
-                for row in plot[
-                    [c for c in ("subject", "statistic") if c in plot.columns]
-                ].itertuples(index=False)
-            ]
+            plot = part.dropna(subset=["value"]) if "value" in part else None
+            if plot is None or plot.empty:
+                continue
             sec.figures.append(
                 b.figure(
-                    "agreement",
+                    stem,
                     figs.interval_bars(
-                        labels,
+                        agreement_labels(plot),
                         list(plot["value"]),
                         list(plot.get("ci_low", plot["value"])),
                         list(plot.get("ci_high", plot["value"])),
-                        title=f"Agreement with {_agreement_level(plot)} CIs",
+                        title=f"Agreement with {level} CIs",
                         xlabel="value",
                     ),
-                    "Agreement per subject and statistic",
+                    f"{named}: value per subject and statistic, {level} CIs (the table's "
+                    f"notes give each interval's warnings){judge}",
                 )
             )
         sec.notes.extend(inputs.notes.get("agreement", []))
@@ -648,7 +664,8 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                     "quote_checks",
                     inputs.quote_checks,
                     "Per-dimension quotes per judge: share of coded dimensions whose quote was "
-                    "found in the judged text (passage; reasoning and passages for steps)",
+                    "found in the judged text (passage; reasoning and passages for steps)"
+                    + (OFFLINE_QUOTES if heuristic else ""),
                 )
             )
         b.sections.append(sec)
@@ -686,6 +703,9 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         caption = f"Codebook. {CODE_AGREEMENT_MARK}" if marked else "Codebook"
         if "Freq." in inputs.codebook_table:  # rows, not units (5 for 2 units shared 3 ways)
             caption += f"{'' if marked else '.'} {FREQ_NOTE}"
+        judged = [c for c in ("Freq.", "Agreement") if c in inputs.codebook_table]
+        if tag and judged:  # the judge's codes, as Tables 8-9 are tagged
+            caption += f"; {' and '.join(judged)} from the judge's codes{tag}"
         sec.tables.append(b.table("codebook", inputs.codebook_table, caption))
         b.sections.append(sec)
 

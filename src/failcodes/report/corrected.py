@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pandas as pd
@@ -42,7 +43,11 @@ METHOD_NOTE = (
     "(biased whenever the judge is). Human-only: the reviewed units' share (Clopper-Pearson's "
     "exact interval; over strata, MOVER); with a plan stratified by the judge's code it is a "
     "judge-stratified human estimate (weights from the judge's codes) and says so. Corrected: "
-    "the PPI++ estimate; its 95% interval splits each stratum by the judge's code and "
+    "the PPI++ estimate of the share in the population the judged units are a sample of (as "
+    "in PPI), not of the units counted here: it takes the judge's codes of the units nobody "
+    "reviewed plus the reviewed units' human-minus-judge difference, so it can lie where no "
+    "count of these units could (100.0 beside a reviewed unit without the code); its 95% "
+    "interval splits each stratum by the judge's code and "
     "combines the human shares' Clopper-Pearson intervals of the parts by MOVER (Zou & Donner "
     "2008), its bound toward the nearer end of 0-100% no tighter than a Beta fitted to the "
     "parts' exact bounds (as Fay & Feuer 1997 for rates), so it needs no disagreements in the "
@@ -324,7 +329,39 @@ def _composition(units: Sequence[str], plan: ReviewPlan) -> str:
 SKEW_P = 0.05
 
 
-def review_skew(coded: pd.DataFrame, plan: ReviewPlan, reviewed: AbstractSet[str]) -> str | None:
+def judge_doubts(root: Path, plan: ReviewPlan) -> dict[str, set[str]]:
+    """The plan's drawn units its judge run doubted, by how (none without its annotations).
+
+    A single judge: the units it flagged uncertain (Label Studio shows them "[judge
+    uncertain]"). A judge panel (its folder holds ``panel.json`` and no annotations.jsonl: the
+    check found nothing there) doubts the units its members split on (``panel.json``'s
+    ``split_units``, which ``review plan --panel-splits`` lists).
+    """
+    from failcodes.annotationio import iter_annotations
+    from failcodes.judge.panelrun import read_panel
+    from failcodes.study.layout import StudyLayout
+
+    dataset = PurePosixPath(plan.source).parent.name
+    run = StudyLayout.of(root).judge_current(dataset, plan.part)
+    drawn = plan.estimation_ids()
+    panel = read_panel(run)
+    if panel is not None:
+        return {"the judge panel split on": drawn & set(panel.split_units)}
+    path = run / "annotations.jsonl"
+    found = iter_annotations(path) if path.is_file() else ()
+    return {
+        "the judge flagged itself uncertain on": {
+            a.unit_id for a in found if a.uncertain and a.unit_id in drawn
+        }
+    }
+
+
+def review_skew(
+    coded: pd.DataFrame,
+    plan: ReviewPlan,
+    reviewed: AbstractSet[str],
+    doubts: Mapping[str, AbstractSet[str]] | None = None,
+) -> str | None:
     """Why the reviewed units are not a random part of the plan's drawn units, or None.
 
     A drawn unit not reviewed counts as not drawn, which assumes the missing reviews are
@@ -335,6 +372,9 @@ def review_skew(coded: pd.DataFrame, plan: ReviewPlan, reviewed: AbstractSet[str
     :data:`SKEW_P`), the reviews are not a random part (a reviewer who worked down a list
     sorted by the judge's code), and the shares are biased toward them. A reviewer who picked
     one code's units (the flag alike on both sides) was missed when the flag alone was tested.
+    ``doubts`` (:func:`judge_doubts`) are more splits: Label Studio shows the units the judge
+    flagged uncertain "[judge uncertain]", and a reviewer who took only them (the judge's codes
+    alike on both sides) read partial_entity 100.0 [69.2, 100.0] with no word.
     Splits that are the same or each other's complement are one test. (Across strata drawn by
     the judge's code such a difference is accounted for: each stratum is estimated alone.)
     """
@@ -355,6 +395,9 @@ def review_skew(coded: pd.DataFrame, plan: ReviewPlan, reviewed: AbstractSet[str
             splits.append(
                 (f"the judge coded {dim} {code} on", {u: code in cs for u, cs in cells.items()})
             )
+    for words, doubted in (doubts or {}).items():
+        if doubted:
+            splits.append((words, {u: u in doubted for u in ids}))
     found: list[tuple[float, int, str, int, int, int, int]] = []
     tested: set[frozenset[str]] = set()
     for stratum in plan.strata:

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from failcodes.annotations import NOT_ASSESSABLE
 from failcodes.codebook import Part
 from failcodes.fileio import atomic_path
 from failcodes.report.tables import SUMMARY_ROWS
@@ -83,6 +84,10 @@ def missing_glyphs_note(chars: Sequence[str], figures: Sequence[str]) -> str:
     )
 
 
+#: The not-assessable part of a stacked bar: grey, neither high nor low quality.
+NOT_ASSESSABLE_COLOUR = "#BBBBBB"
+
+
 def _colours(n: int) -> list[str]:
     rest = [c for c in OKABE_ITO if c != HIGH_QUALITY_COLOUR]
     return [HIGH_QUALITY_COLOUR, *[rest[i % len(rest)] for i in range(n - 1)]]
@@ -102,8 +107,13 @@ def stacked_subcodes(shares: pd.DataFrame, part: Part, groups: Sequence[str]) ->
     for i, dim in enumerate(dims):
         ax = axes[i][0]
         codes = [dim.high_quality_code, *[s.id for s in dim.subcodes if not s.high_quality]]
+        colours = _colours(len(codes))
+        # units the coder could not assess (Table 8's "Not assessable" row): drawn, or a group
+        # coded not_assessable throughout showed an empty bar, read as no data
+        if (shares["dimension"].eq(dim.id) & shares["code"].eq(NOT_ASSESSABLE)).any():
+            codes, colours = [*codes, NOT_ASSESSABLE], [*colours, NOT_ASSESSABLE_COLOUR]
         left = np.zeros(len(groups))
-        for code, colour in zip(codes, _colours(len(codes)), strict=True):
+        for code, colour in zip(codes, colours, strict=True):
             row = shares[(shares["dimension"] == dim.id) & (shares["code"] == code)]
             vals = np.array([float(row[g].iloc[0]) if len(row) else 0.0 for g in groups])
             vals = np.nan_to_num(vals)
@@ -208,6 +218,10 @@ def no_nonzero_bar(rows: Sequence[Mapping[str, object]], metrics: Sequence[str])
     return not any(_f(r.get(m)) > 0 for r in rows for m in metrics)
 
 
+#: What the attribution figure's subcode counts count (Tables 8-9's rows, as their n).
+FLOW_CODES_UNIT = "coded rows: retrieval one per claim and passage,\nverification one per claim"
+
+
 def attribution_flow(
     stages: Mapping[str, int], error_codes: Mapping[str, Mapping[str, int]]
 ) -> Figure:
@@ -238,6 +252,8 @@ def attribution_flow(
     right_ax.barh(labels, values, color=colours)
     right_ax.invert_yaxis()
     right_ax.set_title("frequent error subcodes")
+    # its counts are Tables 8-9's rows, not disagreements (misreading 119 beside 120 of them)
+    right_ax.set_xlabel(FLOW_CODES_UNIT, fontsize=7)
     if not values:
         say_empty(right_ax, "no error subcode coded")
     return fig

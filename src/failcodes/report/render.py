@@ -250,7 +250,7 @@ def render_table(
     label: str = "",
     path: str | Path | None = None,
     key: Sequence[str] = (),
-    keys: int = 1,
+    keys: int | None = None,
 ) -> str:
     """Render ``frame`` in ``fmt``; cells are formatted with 3 decimals for floats, '–' for NaN.
 
@@ -258,15 +258,18 @@ def render_table(
     footnotes under the table, a marker beside the row's first cell; ``key`` lines (what the
     labels stand for, e.g. the code ids) follow them. LaTeX tables wider than the page
     (:data:`TEXTWIDTH_PT`) are split into several tables, each repeating the first ``keys``
-    columns. CSV keeps every column, notes included; its cells a spreadsheet would run as
-    formulas are neutralised (:mod:`failcodes.csvcells`); a NUL, which no CSV cell carries, is
-    refused naming ``path`` (the file to be written).
+    columns (default: the frame's ``attrs["keys"]``, 2 for :func:`percent_table`'s dimension
+    and code, else 1: a part without the code column could not tell its rows apart). CSV
+    keeps every column, notes included; its cells a spreadsheet would run as formulas are
+    neutralised (:mod:`failcodes.csvcells`); a NUL, which no CSV cell carries, is refused
+    naming ``path`` (the file to be written).
     """
     fmt = TableFormat(fmt)
     if fmt is TableFormat.CSV:
         buf = io.StringIO()
         safe_frame(frame, path or f"the table {label or caption!r}").to_csv(buf, index=False)
         return buf.getvalue()
+    keys = int(frame.attrs.get("keys", 1)) if keys is None else keys
     kept, markers, notes = footnoted(frame)
     kept, constant = _constant_keys(kept, keys)
     if constant:  # a naming column with one value for every row: said once, in the caption

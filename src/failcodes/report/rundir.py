@@ -27,6 +27,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -46,7 +47,7 @@ from failcodes.hashing import file_sha256
 from failcodes.jsonio import decode_error, read_json
 from failcodes.labelscope import assumptions_line, shape_of_rows
 from failcodes.metrics import distributions_dataframe, verdict_distributions
-from failcodes.report.build import ReopenUnits, ReportInputs, shared_note
+from failcodes.report.build import JUDGE_SOURCE, ReopenUnits, ReportInputs, shared_note
 from failcodes.report.codebook_table import codebook_frame
 from failcodes.report.corrected import (
     attribution_numbers,
@@ -54,6 +55,7 @@ from failcodes.report.corrected import (
     corrected_notes_key,
     corrected_rows,
     corrected_table,
+    judge_doubts,
     review_skew,
 )
 from failcodes.report.corrected import attribution_table as corrected_attribution_table
@@ -263,9 +265,15 @@ def _agreement_subject(row: dict[str, Any], stem: str) -> str:
     A ratings table's ``--by`` groups (``group_by``) each name their group: every group of
     ``--by item`` took the file's name, and the table showed the first group's value alone.
     Rows compared on code sets (``sets``: a multi-label dimension, ``--sets``) say so, as the
-    review rows do: an exact-set Cohen read as a single code's.
+    review rows do: an exact-set Cohen read as a single code's. A ratings table's per-code rows
+    (``--sets``: one set of rows per code, a ``code`` and no ``scope``) name their code: all
+    took the file's (or the ``--by`` group's) name, and the table showed the first code's
+    values alone as the file's (Cohen 0.667 where the codes read 0.667, 0.000 and 1.000).
     """
     subject = _scope_subject(row, stem)
+    code = row.get("code")
+    if code is not None and row.get("scope") != "code":
+        subject = f"{subject}: {code}"
     return f"{subject} [code sets]" if row.get("sets") is True else subject
 
 
@@ -610,6 +618,15 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     if unchecked:
         assumed.append(("Reviewers", unchecked))
     reopen = _reopen(layout, versions) if versions is not None else []
+    inputs_files.extend(review_files)
+    corrected, corrected_attribution, review_notes, skews = _corrected(
+        root,
+        humans,
+        versions.stale if versions is not None else 0,
+        cb,
+        inputs_files,
+        versions.widened if versions is not None else {},
+    )
     if humans and cb is not None:
         # a plan's targeted units were picked where the judge is likely wrong (panel splits,
         # judge vs cascade): counted in human vs judge agreement they pulled a judge whose
@@ -638,12 +655,20 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                     "the human and corrected shares", "human vs judge agreement"
                 )
             )
-        review_rows, per_code, unjudged = _review_agreement(
+        # reviews skewed toward some of the drawn units (those the judge flagged uncertain):
+        # said under the corrected shares only, where human vs judge agreement is over them
+        for part, texts in sorted(skews.items(), key=lambda kv: kv[0].value):
+            agreement_notes.extend(f"{t}; on {part.value}, {SKEWED_AGREEMENT}" for t in texts)
+        review_rows, per_code, unjudged, other, unanswered = _review_agreement(
             compared,
             judge_files,
             cb,
             versions.widened if versions is not None else {},
+            {d.id for part in skews for d in cb.part(part).dimensions},
         )
+        if other:  # on the first line too: the anchoring the captions name is another judge's
+            agreement_notes.append(other)
+            assumed.append(("Reviewers", f"Assumed: {other}"))
         people = _by_coder(compared)
         settling = [c for c in people if settles(c)]
         if settling and len(people) > 1:  # all of them, and how to read one as a reviewer
@@ -670,6 +695,12 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 "reviewer agreement, and each one's rows vs the judge are over its own units "
                 "only (a reviewer given one system's units measures the judge on that system)"
             )
+        if unanswered:  # the judge's failures were the reviewed units it left out, unsaid
+            agreement_notes.append(
+                f"{len(unanswered)} reviewed unit(s) the judge left unscored (no valid answer, "
+                f"or a panel tie; first: {unanswered[0]}): not in human vs judge agreement, "
+                "which is over the units the judge answered"
+            )
         if unjudged:  # counted nowhere: tasks of an earlier failcodes' ids match no unit now
             agreement_notes.append(
                 f"{len(unjudged)} reviewed unit(s) no judge run coded (first: {unjudged[0]}): "
@@ -679,16 +710,6 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         if review_rows:
             frame = pd.DataFrame(review_rows)
             agreement = frame if agreement is None else pd.concat([agreement, frame])
-    inputs_files.extend(review_files)
-
-    corrected, corrected_attribution, review_notes = _corrected(
-        root,
-        humans,
-        versions.stale if versions is not None else 0,
-        cb,
-        inputs_files,
-        versions.widened if versions is not None else {},
-    )
     if versions is not None:
         review_notes["reviews"] = _version_notes(versions)
 
@@ -713,11 +734,14 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                     "test": t["test"],
                     "comparison": t["comparison"],
                     "statistic": t.get("statistic"),
-                    "p": _p(t.get("p_value")),
-                    "p (Holm)": _p(t.get("p_holm")),
+                    "p": p_text(t.get("p_value")),
+                    "p (Holm)": p_text(t.get("p_holm")),
                     "effect": None
                     if t.get("effect") is None
                     else f"{t.get('effect_name')}={t['effect']:.3f}",
+                    # each test's units and their count (files before 'unit' have none)
+                    "unit": t.get("unit"),
+                    "n": t.get("n"),
                 }
             )
         inputs_files.append(path)
@@ -875,13 +899,11 @@ def _check_agreement_inputs(path: Path, rows: list[dict[str, Any]]) -> list[str]
 
 
 def _comparisons_frame(rows: list[dict[str, Any]]) -> pd.DataFrame | None:
-    """The comparisons table; its mapping column only where a comparisons file names one."""
+    """The comparisons table; its mapping, unit and n columns only where a file gives them."""
     if not rows:
         return None
     frame = pd.DataFrame(rows)
-    if frame["mapping"].isna().all():
-        frame = frame.drop(columns=["mapping"])
-    return frame
+    return frame.drop(columns=[c for c in ("mapping", "unit", "n") if frame[c].isna().all()])
 
 
 def _attribution_caption(layout: StudyLayout, with_rows: Mapping[str, object]) -> str:
@@ -1049,7 +1071,10 @@ def _corrected(
     inputs_files: list[Path],
     widened: Mapping[tuple[str, object, str], tuple[str, ...]],
 ) -> tuple[
-    dict[UnitKind, list[tuple[str, pd.DataFrame]]], CorrectedAttribution, dict[str, list[str]]
+    dict[UnitKind, list[tuple[str, pd.DataFrame]]],
+    CorrectedAttribution,
+    dict[str, list[str]],
+    dict[UnitKind, list[str]],
 ]:
     """Corrected Tables 8-9 (and Figure 1) for each review plan with pulled reviews.
 
@@ -1061,12 +1086,15 @@ def _corrected(
     after a codebook bump) is skipped with the exact command that redraws it. ``humans`` are
     the reviews on the coded table's codebook version (made under it, or migrated to it,
     :mod:`failcodes.reviewversions`); the ``stale`` others are left out, said in a note.
+    Last, per part, each plan's :func:`review_skew` (``Plan 'p': ...``): human vs judge
+    agreement is over the same reviews.
     """
     plan_files = sorted(plans_dir(root).glob("*.json"))
     notes: dict[str, list[str]] = {}
+    skews: dict[UnitKind, list[str]] = {}
     attributions: CorrectedAttribution = []
     if not plan_files or not (humans or stale_reviews) or cb is None:
-        return {}, attributions, notes
+        return {}, attributions, notes, skews
     current = [a for a in humans if (a.codebook.name, a.codebook.version) == (cb.name, cb.version)]
     out: dict[UnitKind, list[tuple[str, pd.DataFrame]]] = {}
     plans = [(path, read_plan(path)) for path in plan_files]
@@ -1139,16 +1167,20 @@ def _corrected(
             {a.unit_id for a in current if a.unit_kind is plan.part}
             & plan.estimation_ids() - reviews.keys()
         )
-        skew = review_skew(coded, plan, set(reviews)) if missing else None
+        skew = review_skew(coded, plan, set(reviews), judge_doubts(root, plan)) if missing else None
         if skew is not None:  # not missing at random: the shares lean toward the reviewed
             notes.setdefault(corrected_notes_key(plan.part), []).append(
                 f"Plan {plan.name!r}: {skew}"
             )
+            skews.setdefault(plan.part, []).append(f"Plan {plan.name!r}: {skew}")
         judge_stratified = StratifyBy.CODE in plan.stratify
         human = "judge-stratified human" if judge_stratified else "human-only"
+        # who reviewed: the demo's simulated reviewer read as a person's review, unnamed
+        coders = sorted({reviews[u].coder for u in plan.estimation_ids() & reviews.keys()})
         caption = (
             f"Corrected shares (%), plan {plan.name!r}: judge-only, {human} and PPI++ "
-            f"corrected with 95% CIs per {by}; {progress.estimation_reviewed} of "
+            f"corrected with 95% CIs per {by}, the human codes by {', '.join(coders)}; "
+            f"{progress.estimation_reviewed} of "
             f"{progress.estimation_planned} sampled units reviewed"
             + (
                 f" ({missing - unscored} not yet"
@@ -1200,7 +1232,7 @@ def _corrected(
         if plan.part is UnitKind.RETRIEVAL and items.is_file():
             attributions.append(_corrected_attribution(plan, source, items, reviews, cb))
             inputs_files.append(items)
-    return out, attributions, notes
+    return out, attributions, notes, skews
 
 
 def _not_drawn(root: Path, humans: Sequence[Annotation]) -> tuple[set[str], set[str], set[str]]:
@@ -1275,6 +1307,22 @@ def _unequal_rates(root: Path, humans: Sequence[Annotation]) -> list[str]:
                 "corrected shares weight them)"
             )
     return out
+
+
+#: Said after a plan's :func:`review_skew` among the agreement notes, and in the warning of
+#: each agreement row of that part: a reviewer who took only the units the judge flagged
+#: uncertain read human vs judge percent 0.0 on 10 units, beside which nothing was said.
+SKEWED_AGREEMENT = (
+    "human vs judge agreement is over the same reviews, so it is the agreement on the units "
+    "reviewed, not on the units the judge codes"
+)
+SKEWED_WARNING = "reviews not a random part of the plan's drawn units (note)"
+#: In the warning of each agreement row over reviews made with the judge's codes pre-selected
+#: (Label Studio predictions): 3 of 10 such reviews read percent 0.700 beside no word, the
+#: section's note apart.
+PRESET_WARNING = (
+    "{} of {} reviews made with the judge's codes pre-selected: may lean toward it (note)"
+)
 
 
 def _outside_agreement_text(count: int) -> str:
@@ -1458,7 +1506,7 @@ def _frequencies(tables: list[pd.DataFrame], cb: Codebook) -> dict[str, int]:
     return out
 
 
-def _p(value: float | None) -> str | None:
+def p_text(value: float | None) -> str | None:
     """A p-value as papers print it: three decimals, or '<0.001'."""
     if value is None:
         return None
@@ -1502,35 +1550,22 @@ def _review_versions(
 
 
 def _one_review_two_names(root: Path, files: Mapping[str, list[Annotation]]) -> None:
-    """Refuse one Label Studio annotation held under two coder names.
+    """Refuse one Label Studio annotation held under two coder names (:func:`review_twice`)."""
+    from failcodes.annotations import review_twice
 
-    A pull names reviewers by email, an import without ``--user`` by Label Studio's user id
-    (``label-studio-user-3``): the same reviews pulled and imported into review/ were two
-    reviewers, and human agreement counted one person twice (Fleiss 0.467 -> 0.625 on 4
-    units). Told apart by what two people cannot share: the unit, the time to the
-    microsecond, the lead time and the codes.
-    """
-    seen: dict[tuple[object, ...], tuple[str, Annotation]] = {}
-    for name, reviews in files.items():
-        for i, ann in enumerate(reviews):
-            if ann.lead_time_s is None:  # not from Label Studio's editor: nothing to match
-                continue
-            key = (ann.unit_id, ann.created_at, ann.lead_time_s, tuple(sorted(ann.codes.items())))
-            first, was = seen.setdefault(key, (name, ann))
-            if was.coder == ann.coder:
-                continue
-            from failcodes.jsonio import iter_jsonl
+    held = [(name, k) for name, reviews in files.items() for k in range(len(reviews))]
+    found = review_twice((f"in {n}", files[n][k]) for n, k in held)
+    if found is None:
+        return
+    from failcodes.jsonio import iter_jsonl
 
-            line = next(n for k, (n, _) in enumerate(iter_jsonl(root / name)) if k == i)
-            raise InputError(
-                f"the review of unit {ann.unit_id} by {ann.coder!r} is the one by {was.coder!r} in "
-                f"{first} (same time, lead time and codes): one Label Studio annotation under "
-                "two coder names would count one person as two reviewers; keep one file (name "
-                "the user with `labelstudio import --user ID=EMAIL`)",
-                path=root / name,
-                line=line,
-                field="coder",
-            )
+    name, i = held[found[0]]
+    raise InputError(
+        f"{found[1]}; keep one file (name the user with `labelstudio import --user ID=EMAIL`)",
+        path=root / name,
+        line=next(n for k, (n, _) in enumerate(iter_jsonl(root / name)) if k == i),
+        field="coder",
+    )
 
 
 def _names_unchecked(reviews: Sequence[Annotation]) -> str | None:
@@ -1844,7 +1879,8 @@ def _review_agreement(
     judge_files: list[Path],
     cb: Codebook,
     widened: Mapping[tuple[str, object, str], tuple[str, ...]],
-) -> tuple[list[dict[str, Any]], dict[str, str], list[str]]:
+    skewed: AbstractSet[str] = frozenset(),
+) -> tuple[list[dict[str, Any]], dict[str, str], list[str], str, list[str]]:
     """Human review vs judge on the units the humans coded.
 
     Rows for the agreement table: each reviewer against each judge, per dimension and per
@@ -1855,13 +1891,25 @@ def _review_agreement(
     human and one judge are compared (otherwise the table lists each pair), and the reviewed
     unit ids no judge annotation holds. A row of a step that reviews migrated from an earlier
     version coded with one code (``widened``: (unit, kind, coder) -> steps) says so in its
-    warning: it compares possibly incomplete sets.
+    warning: it compares possibly incomplete sets. Last, reviews made with another judge's
+    codes pre-selected than those compared (:func:`~failcodes.coderagreement.other_judge_shown`).
+    A row of a dimension in ``skewed`` (a part whose reviews are not a random part of a plan's
+    drawn units, :func:`review_skew`) says so in its warning, and its codebook-table kappa is
+    starred; so does a row over reviews made with the judge's codes pre-selected
+    (:data:`PRESET_WARNING`). Last, the reviewed units every judge left unscored (no valid
+    answer): they are in no human vs judge row, which is over the units the judge answered.
     """
     # (coder, step) -> migrated reviews narrow there
     narrow = Counter((coder, step) for (_, _, coder), steps in widened.items() for step in steps)
-    from failcodes.coderagreement import annotation_agreement, degenerate
+    from failcodes.coderagreement import annotation_agreement, degenerate, other_judge_shown
     from failcodes.judge.panelrun import consensus_annotations
 
+    # (coder, part) -> reviews made with the judge's codes pre-selected, of all reviews made
+    shown: Counter[tuple[str, object]] = Counter(
+        (a.coder, a.unit_kind) for a in humans if a.judge_shown
+    )
+    made: Counter[tuple[str, object]] = Counter((a.coder, a.unit_kind) for a in humans)
+    part_of = {dim.id: part.id for part, dim in cb.dimensions()}
     reviewed = {a.unit_id for a in humans}
     machine = _judged_once(
         (p, a)
@@ -1871,8 +1919,14 @@ def _review_agreement(
     )
     judged = {a.unit_id for a in machine}
     unjudged = [u for u in dict.fromkeys(a.unit_id for a in humans) if u not in judged]
+    answered = {a.unit_id for a in machine if a.status is Status.SCORED}
+    unanswered = [
+        u
+        for u in dict.fromkeys(a.unit_id for a in humans if a.status is Status.SCORED)
+        if u in judged and u not in answered
+    ]
     if not humans or not machine:
-        return [], {}, unjudged
+        return [], {}, unjudged, "", unanswered
     options: dict[str, Any] = {
         "categories": cb.code_lists(),
         "codebook_hash": cb.hash,
@@ -1885,7 +1939,7 @@ def _review_agreement(
     # each reviewer vs each judge on the reviewer's own units: the judge's codes of units only
     # another reviewer saw were counted as single-rated (bob's 12 of 20 read n_single_rated 8)
     results = [
-        ("human review vs judge", r)
+        (JUDGE_SOURCE, r)
         for mine in people.values()
         for theirs in judges.values()
         if (here := [a for a in theirs if a.unit_id in {m.unit_id for m in mine}])
@@ -1928,17 +1982,24 @@ def _review_agreement(
                 if flag and r.result.statistic == "cohen" and r.result.value is not None:
                     row["beside"] = f"({flag})"
             migrated = sum(narrow[(c, r.dimension or "")] for c in r.coders)
-            if migrated:
-                row["warning"] = "; ".join(
-                    x
-                    for x in (
-                        row.get("warning"),
-                        f"{migrated} review(s) migrated from an earlier codebook version, "
-                        f"where {r.dimension} took one code: the sets compared may be "
-                        "incomplete",
-                    )
-                    if x
+            kind = part_of.get(r.dimension or "")
+            preset = sum(shown[(c, kind)] for c in r.coders)
+            row["warning"] = "; ".join(
+                x
+                for x in (
+                    row.get("warning"),
+                    f"{migrated} review(s) migrated from an earlier codebook version, "
+                    f"where {r.dimension} took one code: the sets compared may be "
+                    "incomplete"
+                    if migrated
+                    else "",
+                    SKEWED_WARNING if r.dimension in skewed else "",
+                    PRESET_WARNING.format(preset, sum(made[(c, kind)] for c in r.coders))
+                    if preset
+                    else "",
                 )
+                if x
+            ) or row.get("warning")
             rows.append(row)
         if r.scope == "code" and r.result.statistic == "cohen" and r.code is not None:
             v = r.result
@@ -1951,7 +2012,9 @@ def _review_agreement(
                     text += f" ({flag}" + ("" if robust is None else f"; PABAK {robust:.2f}") + ")"
                 # the agreement table's warning (few units, a zero-width or boundary interval)
                 # was left out of the codebook table: 0.50 [0.00, 1.00] from 4 units, unmarked
-                text += " *" if v.warning else ""
+                preset = sum(shown[(c, part_of.get(r.dimension or ""))] for c in r.coders)
+                text += " *" if v.warning or r.dimension in skewed or preset else ""
             per_code.setdefault(r.code, []).append(text)
     single = {code: texts[0] for code, texts in per_code.items() if len(texts) == 1}
-    return rows, single if len(single) == len(per_code) else {}, unjudged
+    other = other_judge_shown([*humans, *machine])
+    return rows, single if len(single) == len(per_code) else {}, unjudged, other, unanswered

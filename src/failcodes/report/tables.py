@@ -12,7 +12,7 @@ Rows are counted per retriever even when the judge coded a shared pair once.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import cast
 
 import pandas as pd
@@ -286,6 +286,7 @@ def percent_table(shares: pd.DataFrame, groups: Sequence[str], *, digits: int = 
     out = shares[["dimension", "code"]].copy()
     for g in groups:
         out[g] = [("–" if pd.isna(v) else f"{v * 100:.{digits}f}") for v in shares[g]]
+    out.attrs["keys"] = 2  # what names a row: render_table repeats both in each part
     return out
 
 
@@ -344,6 +345,28 @@ def _stat_name(row: Mapping[str, object]) -> str:
     return name
 
 
+def _subject_namer(long: pd.DataFrame) -> Callable[[Mapping[str, object]], str]:
+    """A row's subject as the agreement table names it: with its coders where they differ."""
+    by_coders = "coders" in long.columns and long["coders"].nunique() > 1
+
+    def subject_of(r: Mapping[str, object]) -> str:
+        return f"{r['subject']} ({r['coders']})" if by_coders else str(r["subject"])
+
+    return subject_of
+
+
+def agreement_labels(long: pd.DataFrame) -> list[str]:
+    """Each agreement row's label in a figure: its subject and statistic as the table names them.
+
+    ``subject / statistic`` alone named Cohen's kappa and its quadratic-weighted form alike
+    (correctness / cohen at 0.311 and at 0.633 in one figure); the statistic's weights or level
+    and, where they differ, the coders are in the label as in the table's columns and rows.
+    """
+    subject_of = _subject_namer(long)
+    records = [{str(k): v for k, v in r.items()} for r in long.to_dict("records")]
+    return [f"{subject_of(r)} / {_stat_name(r)}" for r in records]
+
+
 def _int_or_none(value: object) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or pd.isna(value):
         return None
@@ -375,12 +398,8 @@ def agreement_table(long: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     """
     records = [{str(k): v for k, v in r.items()} for r in long.to_dict("records")]
     stats = list(dict.fromkeys(_stat_name(r) for r in records))
-    by_coders = "coders" in long.columns and long["coders"].nunique() > 1
     prevalence = "prevalence" in long.columns and long["prevalence"].notna().any()
-
-    def subject_of(r: Mapping[str, object]) -> str:
-        return f"{r['subject']} ({r['coders']})" if by_coders else str(r["subject"])
-
+    subject_of = _subject_namer(long)
     subjects = list(dict.fromkeys(subject_of(r) for r in records))
     rows: list[dict[str, object]] = []
     for subject in subjects:

@@ -131,34 +131,15 @@ def migration_map(changes: Iterable[Change]) -> list[dict[str, str]]:
     """Machine-readable migration entries: what old annotations should do, per code."""
     out = []
     for c in changes:
+        entry = {"dimension": c.dimension, "code": c.subcode}
         if c.op is ChangeOp.ADD_LEAF:
-            out.append(
-                {
-                    "dimension": c.dimension,
-                    "code": c.subcode,
-                    "action": "recode",
-                    "reason": f"new leaf {c.leaf} may apply",
-                }
-            )
+            reason = f"new leaf {c.leaf} may apply"
         elif c.op is ChangeOp.ADD_SUBCODE:
-            out.append(
-                {
-                    "dimension": c.dimension,
-                    "code": "*",
-                    "action": "recode",
-                    "reason": f"new subcode {c.subcode}",
-                }
-            )
+            entry["code"], reason = "*", f"new subcode {c.subcode}"
         else:
-            out.append(
-                {
-                    "dimension": c.dimension,
-                    "code": c.subcode,
-                    "leaf": c.leaf or "",
-                    "action": "recode",
-                    "reason": f"leaf {c.leaf} removed; parent code kept, leaves to re-code",
-                }
-            )
+            entry["leaf"] = c.leaf or ""
+            reason = f"leaf {c.leaf} removed; parent code kept, leaves to re-code"
+        out.append({**entry, "action": "recode", "reason": reason})
     return out
 
 

@@ -126,18 +126,6 @@ def codebook_patterns(codebook: Codebook, kind: UnitKind) -> list[KnownPattern]:
     return out
 
 
-def code_ids(codebook: Codebook) -> set[str]:
-    """Every dimension, subcode and leaf id in the codebook (ids a new code must avoid)."""
-    ids: set[str] = set()
-    for part in codebook.parts:
-        for dim in part.dimensions:
-            ids.add(dim.id)
-            for sub in dim.subcodes:
-                ids.add(sub.id)
-                ids.update(leaf.id for leaf in sub.leaves)
-    return ids
-
-
 def _best(
     draft: ProposalDraft,
     candidates: Iterable[KnownPattern],
@@ -190,7 +178,7 @@ def deduplicate(
     ``rNNNN-pNN`` in that order.
     """
     existing = codebook_patterns(codebook, kind)
-    taken = code_ids(codebook)
+    taken = set(codebook.codes())  # every id in the codebook: a new code avoids them
     kept: list[Proposal] = []
     for index, draft in enumerate(drafts, start=1):
         pid = f"r{round_number:04d}-p{index:02d}"

@@ -28,7 +28,6 @@ from failcodes.saturation.changes import Change, ChangeOp, migration_map, next_v
 from failcodes.saturation.coders import Coder
 from failcodes.saturation.dedupe import (
     KnownPattern,
-    code_ids,
     codebook_patterns,
     deduplicate,
     normalise_name,
@@ -390,7 +389,7 @@ def changes_for_round(
     """
     latest = latest_decisions(store) if latest is None else latest
     codebook = store.codebook()
-    taken = code_ids(codebook)
+    taken = set(codebook.codes())
     known = {}
     for pattern in codebook_patterns(codebook, store.config().kind):
         known[normalise_name(pattern.ref.split(":", 1)[1])] = pattern

@@ -148,6 +148,11 @@ class ProjectStore:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        self.config_path = self.root / "project.json"
+        self.pool_path = self.root / "pool.jsonl"
+        self.decisions_path = self.root / "decisions.jsonl"
+        self.recode_path = self.root / "recode.jsonl"
+        self.stop_path = self.root / "stop.json"
 
     # -- creation and config -------------------------------------------------------------
     @classmethod
@@ -193,31 +198,6 @@ class ProjectStore:
                 "no saturation project here (run `failcodes saturate init` first)", path=store.root
             )
         return store
-
-    @property
-    def config_path(self) -> Path:
-        """``project.json``."""
-        return self.root / "project.json"
-
-    @property
-    def pool_path(self) -> Path:
-        """``pool.jsonl``."""
-        return self.root / "pool.jsonl"
-
-    @property
-    def decisions_path(self) -> Path:
-        """``decisions.jsonl``."""
-        return self.root / "decisions.jsonl"
-
-    @property
-    def recode_path(self) -> Path:
-        """``recode.jsonl``."""
-        return self.root / "recode.jsonl"
-
-    @property
-    def stop_path(self) -> Path:
-        """``stop.json``."""
-        return self.root / "stop.json"
 
     def config(self) -> ProjectConfig:
         """The project's settings."""

@@ -47,12 +47,11 @@ DEFAULT_CHUNK = 256
 def resampling_weights(
     n_units: int, n_resamples: int, rng: np.random.Generator, *, chunk: int = DEFAULT_CHUNK
 ) -> Iterator[FloatArray]:
-    """Yield blocks of multinomial unit multiplicities, shape (block, n_units).
+    """Yield :func:`multinomial_weights` a block of ``chunk`` resamples at a time, as floats.
 
-    Each row counts how often each unit is drawn when ``n_units`` units are sampled with
-    replacement (a Multinomial(n_units, 1/n_units) vector). Rows are drawn as uniform indices
-    and counted with one ``bincount`` per block, which is much faster than
-    ``Generator.multinomial`` for many units.
+    The blocks continue one random stream (numpy's bounded integers draw 32 bits at a time
+    from the generator), so they stack to ``multinomial_weights(n_units, n_resamples, rng)``
+    exactly, while memory stays at one block.
     """
     if n_units < 1:
         raise StatisticsError("cannot bootstrap: no units")
@@ -63,10 +62,7 @@ def resampling_weights(
     done = 0
     while done < n_resamples:
         block = min(chunk, n_resamples - done)
-        idx = rng.integers(0, n_units, size=(block, n_units))
-        idx += (np.arange(block) * n_units)[:, None]
-        counts = np.bincount(idx.ravel(), minlength=block * n_units)
-        yield counts.reshape(block, n_units).astype(np.float64)
+        yield multinomial_weights(n_units, block, rng).astype(np.float64)
         done += block
 
 
@@ -481,7 +477,9 @@ def multinomial_weights(n_clusters: int, resamples: int, rng: np.random.Generato
     """Draw a ``(resamples, n_clusters)`` matrix of cluster multiplicities.
 
     Row ``r`` counts how often each of the ``n_clusters`` clusters is drawn when drawing
-    ``n_clusters`` times uniformly with replacement; every row sums to ``n_clusters``.
+    ``n_clusters`` times uniformly with replacement; every row sums to ``n_clusters``. The
+    draws are uniform indices counted with one ``bincount``, much faster than
+    ``Generator.multinomial`` for many clusters; every bootstrap here draws its weights so.
     """
     if n_clusters < 1 or resamples < 1:
         raise ValueError("need at least one cluster and one resample")

@@ -30,6 +30,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 #: Words that name a consensus column (matched against the ``_``-separated words of the
 #: lower-cased column name).
@@ -206,12 +207,25 @@ def name_words(name: str) -> list[str]:
     return re.sub(r"[^a-z0-9]+", "_", spaced.lower()).strip("_").split("_")
 
 
+#: What a consensus word is written onto as one word (``goldlabel``, ``finalcode``: a fourth
+#: rater, as ``tie_break`` was, where ``gold_label`` and ``tiebreak`` were left out).
+LABEL_WORDS = ("label", "labels", "code", "codes", "answer", "rating", "class", "category")
+
+
 def consensus_word(name: str) -> str | None:
     """The consensus word in a column name (``majority_label`` -> ``majority``), or None.
 
-    Whole words only: ``goldfish``, ``referral`` and ``panelist`` hold none.
+    Whole words only, two joined (``tie_break``), or one followed by a word of
+    :data:`LABEL_WORDS` (``goldlabel``): ``goldfish``, ``referral`` and ``panelist`` hold none.
     """
-    return next((w for w in name_words(name) if w in CONSENSUS_WORDS), None)
+    words = name_words(name)
+    for word in (*words, *(a + b for a, b in pairwise(words))):
+        if word in CONSENSUS_WORDS:
+            return word
+        head = word.removesuffix(next((x for x in LABEL_WORDS if word.endswith(x)), ""))
+        if head != word and head in CONSENSUS_WORDS:
+            return head
+    return None
 
 
 def reference_reason(name: str) -> str | None:
@@ -324,12 +338,16 @@ class ValueCheck:
 
 
 def value_summaries(
-    rows: Sequence[Sequence[str | None]], columns: Sequence[str], min_columns: int = MIN_COLUMNS
+    rows: Sequence[Sequence[str | None]],
+    columns: Sequence[str],
+    min_columns: int = MIN_COLUMNS,
+    max_p: float | None = None,
 ) -> ValueCheck:
     """Columns that are a function of the others (see the module docstring).
 
     ``min_columns=3``: of three columns, one that sides with the other two wherever they agree
     (``agree`` says it on its first line; a much better rater than the other two does too).
+    ``max_p``: each column tested at that level, not :data:`MAX_P` shared by the columns.
     """
     if len(columns) < min_columns:
         return ValueCheck()
@@ -341,7 +359,8 @@ def value_summaries(
         others = [f for f in fits if f.column != fit.column]
         rows_o = sum(f.rows for f in others)
         rate = sum(f.departures for f in others) / rows_o if rows_o else 0.0
-        if rate <= 0 or _binom_cdf(fit.departures, fit.rows, rate) >= MAX_P / len(fits):
+        level = MAX_P / len(fits) if max_p is None else max_p
+        if rate <= 0 or _binom_cdf(fit.departures, fit.rows, rate) >= level:
             continue
         found.append(
             Summary(

@@ -23,7 +23,7 @@ class TestResult(FrozenModel):
 
     __test__ = False  # not a pytest test class
 
-    test: str = Field(description="e.g. 'cochran_q', 'mcnemar_exact', 'permutation_f1'.")
+    test: str = Field(description="e.g. 'cochran_q', 'mcnemar_midp', 'permutation_f1'.")
     comparison: str = Field(description="'all' or 'A vs B'.")
     statistic: float | None
     df: int | None = None
@@ -83,27 +83,17 @@ def mann_whitney(x: npt.ArrayLike, y: npt.ArrayLike, *, label: str = "x vs y") -
     _, ties = np.unique(np.concatenate([a, b]), return_counts=True)
     tie_term = float((ties**3 - ties).sum()) / (n * (n - 1)) if n > 1 else 0.0
     var = n1 * n2 / 12.0 * ((n + 1) - tie_term)
-    if var <= 0:
-        return TestResult(
-            test="mann_whitney",
-            comparison=label,
-            statistic=u,
-            p_value=1.0,
-            effect=0.0,
-            effect_name="rank_biserial_r",
-            n=n,
-            undefined_reason="all values are tied: z is undefined and p = 1",
-        )
-    z = (u - n1 * n2 / 2.0) / np.sqrt(var)
+    tied = var <= 0  # every value tied: z is undefined and p = 1
     return TestResult(
         test="mann_whitney",
         comparison=label,
         statistic=u,
-        z=float(z),
-        p_value=float(res.pvalue),
-        effect=r,
+        z=None if tied else float((u - n1 * n2 / 2.0) / np.sqrt(var)),
+        p_value=1.0 if tied else float(res.pvalue),
+        effect=0.0 if tied else r,
         effect_name="rank_biserial_r",
         n=n,
+        undefined_reason="all values are tied: z is undefined and p = 1" if tied else None,
     )
 
 
@@ -121,26 +111,19 @@ def spearman(x: npt.ArrayLike, y: npt.ArrayLike, *, label: str = "x ~ y") -> Tes
         reason = f"Spearman's rho needs at least 3 complete pairs, got {n}"
     elif np.all(a == a[0]) or np.all(b == b[0]):
         reason = "one variable is constant: rank correlation is undefined"
-    if reason is not None:
-        return TestResult(
-            test="spearman",
-            comparison=label,
-            statistic=None,
-            p_value=None,
-            effect_name="rho",
-            n=n,
-            undefined_reason=reason,
-        )
-    from scipy import stats as sps  # lazy (see mann_whitney)
+    rho = p = None
+    if reason is None:
+        from scipy import stats as sps  # lazy (see mann_whitney)
 
-    res = sps.spearmanr(a, b)
-    rho = float(res.statistic)
+        res = sps.spearmanr(a, b)
+        rho, p = float(res.statistic), float(res.pvalue)
     return TestResult(
         test="spearman",
         comparison=label,
         statistic=rho,
-        p_value=float(res.pvalue),
+        p_value=p,
         effect=rho,
         effect_name="rho",
         n=n,
+        undefined_reason=reason,
     )

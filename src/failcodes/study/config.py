@@ -13,14 +13,15 @@ file, the line and the field (:func:`load_study`).
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from failcodes import bundled
+from failcodes import bundled, yamlio
 from failcodes.commands.base import args_as_fields
 from failcodes.commands.ingest import IngestOptions, IngestRequest
 from failcodes.commands.judge import JudgeOptions, JudgeRequest
@@ -138,11 +139,9 @@ class IngestSpec(IngestOptions):
     @classmethod
     def _each_once(cls, paths: list[str]) -> list[str]:
         # refused at load with the file's line (the ingest request refuses it too, later)
-        seen: set[str] = set()
-        for value in paths:
-            if value in seen:
-                raise ValueError(f"{value!r} is given twice; name each file once")
-            seen.add(value)
+        twice = first_repeat(paths)
+        if twice is not None:
+            raise ValueError(f"{twice!r} is given twice; name each file once")
         return paths
 
     @model_validator(mode="after")
@@ -345,17 +344,12 @@ class StudyFile(FrozenModel):
     judge: StudyJudge = StudyJudge()
     review: ReviewSpec = ReviewSpec()
 
-    @field_validator("datasets")
+    @field_validator("datasets", "agreements")
     @classmethod
-    def _unique_names(cls, datasets: list[DatasetSpec]) -> list[DatasetSpec]:
-        _one_name_each("data set", "datasets", [ds.name for ds in datasets])
-        return datasets
-
-    @field_validator("agreements")
-    @classmethod
-    def _unique_agreements(cls, agreements: list[AgreementSpec]) -> list[AgreementSpec]:
-        _one_name_each("agreement", "agreements", [a.name for a in agreements])
-        return agreements
+    def _unique_names(cls, specs: list[Any], info: ValidationInfo) -> list[Any]:
+        what = "data set" if info.field_name == "datasets" else "agreement"
+        _one_name_each(what, str(info.field_name), [spec.name for spec in specs])
+        return specs
 
     @model_validator(mode="after")
     def _something_to_study(self) -> StudyFile:
@@ -462,6 +456,11 @@ def parse_study(text: str, path: Path) -> StudyFile:
         ) from None
     except RecursionError:  # arrays or inline tables nested ~1000 deep
         raise InputError("not valid TOML: nested too deeply", path=path) from None
+    except ValueError:  # tomllib's int() of an integer over Python's 4300-digit limit
+        long = re.search(rf"[0-9][0-9_]{{{sys.get_int_max_str_digits()},}}", text)
+        line = text.count("\n", 0, long.start()) + 1 if long else None
+        message = yamlio.too_long(long.group() if long else "")
+        raise InputError(f"not valid TOML: {message}", path=path, line=line) from None
     try:
         return StudyFile.model_validate(raw)
     except ValidationError as exc:

@@ -79,6 +79,17 @@ def judge_kind(kind: str) -> str:
     return str(value)
 
 
+class _Under:
+    """A path of the layout: ``name`` under its root or under another of its paths."""
+
+    def __init__(self, name: str, parent: str = "root") -> None:
+        self.name, self.parent = name, parent
+
+    def __get__(self, layout: StudyLayout, owner: object = None) -> Path:
+        path: Path = getattr(layout, self.parent)
+        return path / self.name
+
+
 @dataclass(frozen=True)
 class StudyLayout:
     """The paths of one study folder (see the module docstring for the picture)."""
@@ -91,31 +102,16 @@ class StudyLayout:
         return cls(Path(root))
 
     # -- the study file and run state ---------------------------------------------------
-    @property
-    def study_file(self) -> Path:
-        """``failcodes.toml``."""
-        return self.root / STUDY_FILE
-
-    @property
-    def state_dir(self) -> Path:
-        """``.failcodes/``: bookkeeping of ``failcodes run`` (not an input of any step)."""
-        return self.root / ".failcodes"
-
-    @property
-    def run_state(self) -> Path:
-        """``.failcodes/run.json``: fingerprints of the finished steps."""
-        return self.state_dir / "run.json"
-
-    @property
-    def logs_dir(self) -> Path:
-        """``.failcodes/logs/``: what each step printed under ``failcodes run``."""
-        return self.state_dir / "logs"
+    study_file = _Under(STUDY_FILE)
+    #: ``.failcodes/``: bookkeeping of ``failcodes run`` (not an input of any step).
+    state_dir = _Under(".failcodes")
+    #: ``.failcodes/run.json``: fingerprints of the finished steps.
+    run_state = _Under("run.json", "state_dir")
+    #: ``.failcodes/logs/``: what each step printed under ``failcodes run``.
+    logs_dir = _Under("logs", "state_dir")
 
     # -- data ---------------------------------------------------------------------------
-    @property
-    def data_dir(self) -> Path:
-        """``data/``."""
-        return self.root / "data"
+    data_dir = _Under("data")
 
     def traces(self, dataset: str) -> Path:
         """``data/<dataset>.traces.parquet``."""
@@ -135,10 +131,7 @@ class StudyLayout:
         return sorted(files.values())
 
     # -- metrics, disagreements -----------------------------------------------------------
-    @property
-    def metrics_dir(self) -> Path:
-        """``metrics/``."""
-        return self.root / "metrics"
+    metrics_dir = _Under("metrics")
 
     def metrics(self, dataset: str) -> Path:
         """``metrics/<dataset>.json`` (``failcodes metrics --format json`` rows)."""
@@ -148,20 +141,14 @@ class StudyLayout:
         """Every ``metrics/*.json``, sorted."""
         return sorted(self.metrics_dir.glob("*.json"))
 
-    @property
-    def disagreements_dir(self) -> Path:
-        """``disagreements/``."""
-        return self.root / "disagreements"
+    disagreements_dir = _Under("disagreements")
 
     def disagreements(self, dataset: str) -> Path:
         """``disagreements/<dataset>.jsonl``."""
         return self.disagreements_dir / f"{dataset}.jsonl"
 
     # -- judge ----------------------------------------------------------------------------
-    @property
-    def judge_dir(self) -> Path:
-        """``judge/``."""
-        return self.root / "judge"
+    judge_dir = _Under("judge")
 
     def judge_run(self, dataset: str, kind: str) -> Path:
         """``judge/<dataset>/<retrieval|reasoning>/``: a judge run directory."""
@@ -189,20 +176,15 @@ class StudyLayout:
         runs = self.judge_recode_runs(dataset, kind)
         return runs[-1][1] if runs else self.judge_run(dataset, kind)
 
-    @property
-    def judge_cache(self) -> Path:
-        """``judge/cache.sqlite``: the LLM judge's response cache for this study."""
-        return self.judge_dir / JUDGE_CACHE
+    #: ``judge/cache.sqlite``: the LLM judge's response cache for this study.
+    judge_cache = _Under(JUDGE_CACHE, "judge_dir")
 
     def judge_datasets(self) -> list[str]:
         """Datasets with a ``judge/<dataset>/`` folder, sorted."""
         return sorted(p.name for p in self.judge_dir.glob("*") if p.is_dir())
 
     # -- attribution ----------------------------------------------------------------------
-    @property
-    def attribution_dir(self) -> Path:
-        """``attribution/``."""
-        return self.root / "attribution"
+    attribution_dir = _Under("attribution")
 
     def attribution(self, dataset: str) -> Path:
         """``attribution/<dataset>/`` (``failcodes attribute -o``)."""
@@ -225,19 +207,14 @@ class StudyLayout:
         return sorted(p.name for p in self.attribution_dir.glob("*") if p.is_dir())
 
     # -- review -----------------------------------------------------------------------------
-    @property
-    def labelstudio_dir(self) -> Path:
-        """``labelstudio/``."""
-        return self.root / "labelstudio"
+    labelstudio_dir = _Under("labelstudio")
 
     def labelstudio_tasks(self, dataset: str, kind: str) -> Path:
         """``labelstudio/<dataset>/<retrieval|reasoning>.tasks.json``."""
         return self.labelstudio_dir / dataset / f"{judge_kind(kind)}.tasks.json"
 
-    @property
-    def review_dir(self) -> Path:
-        """``review/``: human annotations pulled from Label Studio (``review/<name>.jsonl``)."""
-        return self.root / "review"
+    #: ``review/``: human annotations pulled from Label Studio (``review/<name>.jsonl``).
+    review_dir = _Under("review")
 
     def review(self, name: str) -> Path:
         """``review/<name>.jsonl`` (``failcodes labelstudio pull -o``)."""
@@ -247,20 +224,15 @@ class StudyLayout:
         """Every ``review/*.jsonl`` (human annotations), sorted."""
         return sorted(self.review_dir.glob("*.jsonl"))
 
-    @property
-    def review_plans_dir(self) -> Path:
-        """``review/plans/``: review plans (which units humans code; never read as annotations)."""
-        return self.review_dir / "plans"
+    #: ``review/plans/``: review plans (which units humans code; never read as annotations).
+    review_plans_dir = _Under("plans", "review_dir")
 
     def review_plan(self, name: str) -> Path:
         """``review/plans/<name>.json`` (``failcodes review plan``)."""
         return self.review_plans_dir / f"{name}.json"
 
     # -- statistics, saturation, report -----------------------------------------------------
-    @property
-    def agreement_dir(self) -> Path:
-        """``agreement/``."""
-        return self.root / "agreement"
+    agreement_dir = _Under("agreement")
 
     def agreement(self, name: str) -> Path:
         """``agreement/<name>.json`` (agreement rows)."""
@@ -270,10 +242,7 @@ class StudyLayout:
         """Every ``agreement/*.json``, sorted."""
         return sorted(self.agreement_dir.glob("*.json"))
 
-    @property
-    def comparisons_dir(self) -> Path:
-        """``comparisons/``."""
-        return self.root / "comparisons"
+    comparisons_dir = _Under("comparisons")
 
     def comparisons(self, dataset: str) -> Path:
         """``comparisons/<dataset>.json``."""
@@ -283,15 +252,10 @@ class StudyLayout:
         """Every ``comparisons/*.json``, sorted."""
         return sorted(self.comparisons_dir.glob("*.json"))
 
-    @property
-    def saturation_dir(self) -> Path:
-        """``saturation/``: one folder per saturation project."""
-        return self.root / "saturation"
-
-    @property
-    def report_dir(self) -> Path:
-        """``report/``: the HTML report, tables and figures."""
-        return self.root / "report"
+    #: ``saturation/``: one folder per saturation project.
+    saturation_dir = _Under("saturation")
+    #: ``report/``: the HTML report, tables and figures.
+    report_dir = _Under("report")
 
     # -- discovery --------------------------------------------------------------------------
     def datasets(self) -> list[str]:

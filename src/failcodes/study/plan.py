@@ -28,7 +28,7 @@ from failcodes.errors import InputError
 from failcodes.ingest import Output, get_adapter
 from failcodes.study.config import BUNDLED_PREFIX, DatasetSpec, StudyFile, resolve_path
 from failcodes.study.layout import RECODE_ENTRIES, StudyLayout
-from failcodes.study.recode import needs_recode, study_codebook
+from failcodes.study.recode import needs_recode, run_codebook, study_codebook
 from failcodes.units import UnitKind
 
 
@@ -147,7 +147,7 @@ def _ingest_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
                 paths=[_arg_path(p, layout) for p in spec.paths],
                 out=out,
                 labels_out=labels_out,
-                evidence=evidence if traces_out and not merged_traces else [],
+                evidence=evidence if traces_out else [],
                 part=traces_out and merged_traces,
                 **options,
             )
@@ -195,6 +195,7 @@ def _agreement_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
     steps = []
     for spec in study.agreements:
         source = _arg_path(spec.path, layout)
+        codebook = _cited_codebook(source, study, layout)
         request = AgreeRequest(
             file=source,
             stat=list(spec.statistics),
@@ -209,16 +210,55 @@ def _agreement_steps(study: StudyFile, layout: StudyLayout) -> list[Step]:
             bootstrap=spec.bootstrap,
             seed=spec.seed,
             out=layout.agreement(spec.name),
+            codebook=codebook,
         )
         steps.append(
             Step(
                 f"agree {spec.name}",
                 request,
-                inputs=(source,),
+                inputs=(source,) if codebook is None else (source, codebook),
                 outputs=(layout.agreement(spec.name),),
             )
         )
     return steps
+
+
+def _cited_codebook(source: Path, study: StudyFile, layout: StudyLayout) -> Path | None:
+    """The study's codebook file an annotation file cites, where no bundled codebook is it.
+
+    `agree` takes an annotation file's code lists from ``--codebook``, else from the bundled
+    codebook it cites, else from the codes observed; a study's own codebook was never given,
+    so AC1 and Brennan-Prediger counted the codes used (2 of chunking's 4 codes: 0.250 where
+    the study's codebook gives 0.500) and the first line asked for a ``--codebook`` that
+    ``[[agreements]]`` cannot take. The study file's codebook, or its ``<name>.v<N>.yaml``
+    sibling the annotations cite (an earlier version), when its name, version and hash match;
+    for a judge panel's run folder, the codebook its members' annotations cite.
+    """
+    from failcodes import codebook as cbm
+    from failcodes.codebook import CodebookRef
+    from failcodes.errors import FailcodesError
+    from failcodes.jsonio import peek_jsonl
+
+    if source.is_dir():  # a judge panel's run folder: its members' annotations
+        ref = run_codebook(source)
+        if ref is None:
+            return None
+    else:
+        head = peek_jsonl(source) if source.suffix.lower() in (".jsonl", ".ndjson") else None
+        try:
+            ref = CodebookRef.model_validate((head or {}).get("codebook"))
+        except ValueError:  # not an annotation file (a ratings table): agree reads it as one
+            return None
+    own = resolve_path(study.codebook, layout.root)
+    try:
+        if cbm.bundled_for(ref) is not None:
+            return None  # agree finds it itself (and says so)
+        if own.is_file() and cbm.load(own).ref() == ref:
+            return own
+        cited = cbm.cited_in(own.parent, ref)
+    except FailcodesError:  # a broken codebook file: the judge steps name it
+        return None
+    return None if cited is None else own.parent / cbm.file_name(ref.name, ref.version)
 
 
 def has_traces(study: StudyFile, name: str) -> bool:

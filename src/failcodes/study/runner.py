@@ -15,12 +15,14 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
 from failcodes.errors import FailcodesError, InputError, file_errors
+from failcodes.fileio import notes_to
 from failcodes.judge.journal import RunIdentityError
 from failcodes.redact import redact_text
 from failcodes.runlock import folder_lock
@@ -31,7 +33,7 @@ from failcodes.study.state import fingerprint as fingerprint
 from failcodes.study.state import is_finished as is_finished
 from failcodes.study.state import load_state as load_state
 from failcodes.study.state import pending_steps as pending_steps
-from failcodes.study.state import save_state
+from failcodes.study.state import save_state, written
 from failcodes.study.steps import Step, plan_study
 
 
@@ -74,8 +76,14 @@ def run_request(
                 fh.write(redact_text(line) + "\n")
                 fh.flush()
 
+        def told(line: str) -> None:  # a note on a file read: the log, and said
+            write(line)
+            if say is not None:
+                say(line)
+
         write(f"$ {step.command()}")
-        result = step.request.run(note=write)
+        with notes_to(told):
+            result = step.request.run(note=write)
         for line in result.lines():
             write(line)
         said = getattr(result, "said", None)
@@ -110,7 +118,7 @@ def run_steps(
     (the exception propagates); the finished steps stay recorded, so the next run starts
     from the failed one.
     """
-    state = load_state(layout)
+    state, outputs = load_state(layout), load_state(layout, "outputs")
     seen: set[str] = set()
     while True:
         step = next((s for s in plan() if s.name not in seen), None)
@@ -123,13 +131,16 @@ def run_steps(
         if on_start is not None:
             on_start(step)
         state.pop(step.name, None)
-        save_state(layout, state)
+        outputs.pop(step.name, None)
+        save_state(layout, state, outputs)
+        since = time.time_ns()
         if execute is None:
             run_request(step, log_path(layout, step), say)
         else:
             execute(step)
         state[step.name] = fingerprint(step, layout)
-        save_state(layout, state)
+        outputs[step.name] = written(step, layout, since)
+        save_state(layout, state, outputs)
         yield StepResult(step, Outcome.RAN)
 
 

@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterator, Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from failcodes import bundled
 from failcodes.fileio import atomic_write_text, check_regular_file
@@ -86,10 +87,11 @@ def fingerprint(step: Step, layout: StudyLayout) -> str:
     return h.hexdigest()
 
 
-def load_state(layout: StudyLayout) -> dict[str, str]:
+def load_state(layout: StudyLayout, part: str = "steps") -> dict[str, Any]:
     """``{step name: fingerprint}`` of the finished steps (empty when none or unreadable).
 
-    A FIFO or device there is refused in one line (a FIFO hung ``run`` without a word).
+    ``part="outputs"``: ``{step name: {file: SHA-256}}`` of the files each step wrote. A FIFO
+    or device there is refused in one line (a FIFO hung ``run`` without a word).
     """
     state = layout.run_state
     if state.is_symlink() or state.exists():
@@ -98,20 +100,63 @@ def load_state(layout: StudyLayout) -> dict[str, str]:
         data = json.loads(layout.run_state.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    steps = data.get("steps") if isinstance(data, dict) else None
-    return {str(k): str(v) for k, v in steps.items()} if isinstance(steps, dict) else {}
+    steps = data.get(part) if isinstance(data, dict) else None
+    return {str(k): v for k, v in steps.items()} if isinstance(steps, dict) else {}
 
 
-def save_state(layout: StudyLayout, state: dict[str, str]) -> None:
-    """Write ``{step name: fingerprint}`` of the finished steps, in one atomic step."""
-    atomic_write_text(layout.run_state, json.dumps({"steps": state}, indent=2) + "\n")
+def save_state(layout: StudyLayout, state: dict[str, Any], outputs: dict[str, Any]) -> None:
+    """Write the finished steps' fingerprints and their files' digests, in one atomic step."""
+    data = {"steps": state, "outputs": outputs}
+    atomic_write_text(layout.run_state, json.dumps(data, indent=2) + "\n")
+
+
+def written(step: Step, layout: StudyLayout, since_ns: int) -> dict[str, str]:
+    """SHA-256 of the files ``step`` wrote, by their path in the study.
+
+    Its outputs, and the files beside them changed from ``since_ns`` on (attribute's tables
+    beside attribution.csv); none of ``report/`` or ``.failcodes/``.
+    """
+    skip = (layout.report_dir.resolve(), layout.state_dir.resolve())
+    files = set(step.outputs)
+    for folder in {p.parent for p in step.outputs if p.parent.is_dir()}:
+        files.update(
+            f for f in folder.iterdir() if f.is_file() and f.stat().st_mtime_ns >= since_ns
+        )
+    return {
+        f.relative_to(layout.root).as_posix(): _file_digest(f)
+        for f in sorted(files)
+        if f.is_file()
+        and not (f.name.startswith(".") or f.name.endswith(_SKIP_SUFFIXES))
+        and not any(f.resolve().is_relative_to(s) for s in skip)
+    }
+
+
+def edited(step: str, layout: StudyLayout, *, gone: bool = False) -> list[str]:
+    """The files ``step`` wrote that changed since (by hand?); there now, not as written.
+
+    ``gone=True``: those not there now (deleted since).
+    """
+    recorded: dict[str, str] = load_state(layout, "outputs").get(step) or {}
+    now = {name: _file_digest(layout.root / name) for name in recorded}
+    return [
+        name
+        for name, digest in now.items()
+        if digest != recorded[name] and (digest == "missing") is gone
+    ]
 
 
 def is_finished(step: Step, layout: StudyLayout, state: dict[str, str]) -> bool:
-    """True if the step's outputs exist and it last ran with today's fingerprint."""
+    """True if the step's outputs exist as it wrote them and it ran with today's fingerprint.
+
+    An output edited or deleted since (:func:`edited`) is written again.
+    """
     if not all(p.exists() for p in step.outputs):
         return False
-    return state.get(step.name) == fingerprint(step, layout)
+    return (
+        state.get(step.name) == fingerprint(step, layout)
+        and not edited(step.name, layout)
+        and not edited(step.name, layout, gone=True)
+    )
 
 
 def pending_steps(steps: Sequence[Step], layout: StudyLayout) -> list[Step]:
@@ -120,7 +165,7 @@ def pending_steps(steps: Sequence[Step], layout: StudyLayout) -> list[Step]:
     return [s for s in steps if not is_finished(s, layout, state)]
 
 
-def changed_steps(layout: StudyLayout) -> list[Step]:
+def changed_steps(layout: StudyLayout, gone: list[str] | None = None) -> list[Step]:
     """The steps ``failcodes run`` finished whose request or inputs changed since (no report).
 
     ``failcodes report`` alone reads the outputs of the last run: a label corrected in an input
@@ -128,6 +173,9 @@ def changed_steps(layout: StudyLayout) -> list[Step]:
     (failed or stopped: a step leaves the state as it starts) whose outputs are there, an
     earlier run's or half written: a judge refused after its model changed in the study file
     left the earlier model's codes, reported without a word. Empty outside a run study.
+    ``gone`` takes the files a planned finished step wrote that are not there now, ``FILE
+    (step NAME)``: deleted, the report showed the study without them at exit 0 (an attribution
+    summary's `all` row summed one data set of two).
     """
     state = load_state(layout)
     if not state:
@@ -136,6 +184,8 @@ def changed_steps(layout: StudyLayout) -> list[Step]:
     out = []
     for s in steps:
         if s.name in state:
+            if gone is not None:
+                gone.extend(f"{f} (step {s.name})" for f in edited(s.name, layout, gone=True))
             if state[s.name] != fingerprint(s, layout):
                 out.append(s)
         elif any(p.exists() for p in s.outputs):  # never finished with them: no hashing

@@ -15,6 +15,12 @@ from failcodes.redact import looks_like_key, redact_url
 
 PROVIDERS = ("offline", "anthropic", "openai")
 
+#: A judge spec holding an API key: refused, never echoed (a dry run printed it on stdout).
+KEY_AS_MODEL = (
+    "--judge: the model name is an API key; name the model (openai:gpt-5-mini) and give the "
+    "key in the environment (OPENAI_API_KEY or ANTHROPIC_API_KEY)"
+)
+
 
 def parse_spec(spec: str) -> tuple[str, str]:
     """Split ``provider:model`` (or ``offline``) into its parts, validating the provider."""
@@ -26,10 +32,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
         return name, model or OFFLINE_MODEL
     if looks_like_key(spec):
         # written as the judge's name into the journal, summary.json and every annotation
-        raise ConfigError(
-            "--judge: the model name is an API key; name the model (openai:gpt-5-mini) and "
-            "give the key in the environment (OPENAI_API_KEY or ANTHROPIC_API_KEY)"
-        )
+        raise ConfigError(KEY_AS_MODEL)
     if name not in PROVIDERS or not model:
         raise ConfigError(
             f"unknown judge {spec!r}; use offline, anthropic:MODEL or openai:MODEL "

@@ -1,0 +1,65 @@
+"""What a column's name says its true (1) value means: an error flagged, or a correct claim.
+
+``is_hallucination`` marks an error with true; ``is_correct`` marks no error. A reader that
+takes true the other way round inverts every count (TP 0, FP 2, FN 2, TN 0 for TP 2, TN 2,
+exit 0), so the names are read where a column's true is given a meaning: ``ingest``'s verdict
+and ``has_error`` columns, and ``compare``'s FILE, whose 1 is an error flagged.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: A column's name that says true flags an error (``is_hallucination``, ``has_error``).
+ERROR_FLAG = re.compile(
+    r"hallucinat|error|wrong|incorrect|false|fake|unsupport|not_?supported|contradict|refut"
+    r"|unfaithful|inaccura|mistake|fabricat",
+    re.IGNORECASE,
+)
+
+#: A column's name that says true marks a correct claim or sentence (``is_correct``).
+CORRECT_FLAG = re.compile(
+    r"correct|accura|support|factual|valid|true|faithful|consisten|verified|grounded",
+    re.IGNORECASE,
+)
+
+
+def says_correct(name: str) -> bool:
+    """Whether ``name`` says its true marks a correct claim (and does not say an error)."""
+    return bool(CORRECT_FLAG.search(name)) and not ERROR_FLAG.search(name)
+
+
+#: Whole words of a column's name that say its 1 marks a right answer (``gpt_correct``,
+#: ``claudeAccuracy``). Words, not :data:`CORRECT_FLAG`'s parts: a system or reference column
+#: is named freely, and ``y_true`` (scikit-learn's reference) or ``self_consistency`` (a
+#: method) say nothing of what 1 means.
+CORRECT_WORDS = frozenset(
+    {
+        "correct",
+        "correctness",
+        "accurate",
+        "accuracy",
+        "acc",
+        "right",
+        "supported",
+        "factual",
+        "faithful",
+        "grounded",
+        "verified",
+    }
+)
+
+
+#: Words that make a correctness word name the reference itself: ``correct_label``,
+#: ``right_answer`` (the correct label, whose 1 is whatever the labels' 1 is).
+REFERENCE_WORDS = frozenset(
+    {"label", "labels", "answer", "answers", "class", "verdict", "target", "gold", "truth"}
+)
+
+
+def names_correctness(name: str) -> bool:
+    """Whether a word of ``name`` says its 1 marks a right answer (and none an error)."""
+    words = {w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+", name)}
+    return (
+        bool(words & CORRECT_WORDS) and not words & REFERENCE_WORDS and not ERROR_FLAG.search(name)
+    )
