@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -57,3 +59,19 @@ def agree_refused(path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -
     assert (code, out) == (2, ""), out
     assert err.count("\n") == 1, err  # one line
     return err
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path``; return the path."""
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def metrics_counts(stdout: str, mapping: str) -> dict[str, tuple[int, int, int, int]]:
+    """system -> (TP, FP, FN, TN) of one mapping, from `metrics --format csv`."""
+    rows = csv.DictReader(io.StringIO(stdout))
+    return {
+        r["system"]: (int(r["tp"]), int(r["fp"]), int(r["fn"]), int(r["tn"]))
+        for r in rows
+        if r["mapping"] == mapping
+    }

@@ -10,14 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import run_cli, write_text
 
 _HEADER = "system,question_id,sentence_id,claim_id,claim,verdict\n"
-
-
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def _confusion(out: Path) -> list[tuple[object, ...]]:
@@ -34,9 +29,13 @@ def test_a_system_flag_no_row_takes_is_refused(
     # default the rows did not need, wrote both of sysB's claims as sysA's and, with exit 0,
     # scored one system sysA over the four claims: s1 flagged (b1), s2 flagged (a2):
     # TP 1, FP 1, FN 0, TN 0, and no sysB row at all.
-    a = _write(tmp_path / "a.csv", _HEADER + "sysA,q1,s1,a1,x,supported\nsysA,q1,s2,a2,y,refuted\n")
-    b = _write(tmp_path / "b.csv", _HEADER + "sysA,q1,s1,b1,x,refuted\nsysA,q1,s2,b2,y,supported\n")
-    labels = _write(
+    a = write_text(
+        tmp_path / "a.csv", _HEADER + "sysA,q1,s1,a1,x,supported\nsysA,q1,s2,a2,y,refuted\n"
+    )
+    b = write_text(
+        tmp_path / "b.csv", _HEADER + "sysA,q1,s1,b1,x,refuted\nsysA,q1,s2,b2,y,supported\n"
+    )
+    labels = write_text(
         tmp_path / "l.jsonl",
         '{"sentence_id": "s1", "question_id": "q1", "has_error": false}\n'
         '{"sentence_id": "s2", "question_id": "q1", "has_error": true}\n',
@@ -73,7 +72,7 @@ def test_a_labels_ingest_gives_system_flag_to_its_labels(
     # main ignored `generic-labels --system A` and wrote A's labels shared: metrics on them
     # scored B on A's labels with exit 0 (q1s1 an error B did not flag: FN 1, TN 1, where B
     # has no label of its own in that file: n 0).
-    traces = _write(
+    traces = write_text(
         tmp_path / "t.jsonl",
         "".join(
             json.dumps(
@@ -89,7 +88,7 @@ def test_a_labels_ingest_gives_system_flag_to_its_labels(
             ]
         ),
     )
-    wide = _write(
+    wide = write_text(
         tmp_path / "w.csv",
         "sentence_id,question_id,A_label,B_label\nq1s1,q1,wrong,ok\nq1s2,q1,ok,ok\n",
     )
@@ -159,7 +158,7 @@ def test_systems_option_leaves_out_a_reference_key_and_says_it_first(
             "gold": answer("refuted", "supported"),
         }
     }
-    src = _write(tmp_path / "answers.jsonl", json.dumps(record) + "\n")
+    src = write_text(tmp_path / "answers.jsonl", json.dumps(record) + "\n")
     out, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
     args = ["ingest", "generic", str(src), "-o", str(out), "--labels-out", str(labels)]
     for opt in ("rows=answers.*.claims[]", "sentence_ids=question"):
@@ -203,7 +202,7 @@ def test_record_place_ids_over_shards_of_one_dump_are_refused(
     # claims, and gave n 2, TP 1, FP 1, FN 0, TN 0 with exit 0.
     def shard(name: str, claims: list[tuple[str, str, str]]) -> Path:
         rows = [{"cid": c, "text": c, "verdict": v, "gold": g} for c, v, g in claims]
-        return _write(tmp_path / name, json.dumps({"claims": rows}) + "\n")
+        return write_text(tmp_path / name, json.dumps({"claims": rows}) + "\n")
 
     one = shard("s1.jsonl", [("u1", "refuted", "bad"), ("u2", "supported", "ok")])
     two = shard("s2.jsonl", [("u3", "supported", "bad"), ("u4", "refuted", "ok")])
@@ -224,7 +223,7 @@ def test_record_place_ids_over_shards_of_one_dump_are_refused(
         "(row claims[0])"
     ]
     assert not out.exists() and not labels.exists()
-    both = _write(
+    both = write_text(
         tmp_path / "both.jsonl",
         one.read_text(encoding="utf-8") + two.read_text(encoding="utf-8"),
     )
@@ -243,7 +242,7 @@ def test_a_sentence_labelled_no_error_whose_claim_is_an_error_is_refused(
     # rule s1 holds an error A flagged: TP 1, TN 1. main read s1's label alone at sentence
     # level and gave FP 1, TN 1 (exit 0), with no word of the claim label it passed over.
     rows = [("s1", "s1c0", "refuted"), ("s1", "s1c1", "supported"), ("s2", "s2c0", "supported")]
-    traces = _write(
+    traces = write_text(
         tmp_path / "t.jsonl",
         "".join(
             json.dumps(
@@ -254,7 +253,7 @@ def test_a_sentence_labelled_no_error_whose_claim_is_an_error_is_refused(
             for s, c, v in rows
         ),
     )
-    labels = _write(
+    labels = write_text(
         tmp_path / "l.jsonl",
         '{"sentence_id": "s1", "question_id": "q1", "has_error": false}\n'
         '{"sentence_id": "s2", "question_id": "q1", "has_error": false}\n'
@@ -290,7 +289,7 @@ def test_two_runs_of_a_question_numbered_by_list_place_are_refused(
         rows = [{"cid": c, "text": c, "verdict": v, "gold": g} for c, v, g in claims]
         return json.dumps({"qid": "q1", "answers": {"sysA": {"claims": rows}}}) + "\n"
 
-    src = _write(
+    src = write_text(
         tmp_path / "runs.jsonl",
         run([("u1", "refuted", "bad"), ("u2", "supported", "ok")])
         + run([("u3", "supported", "bad"), ("u4", "refuted", "ok")]),
@@ -338,7 +337,7 @@ def test_a_system_with_passages_on_some_traces_only_declares_its_evidence(
     # verification 2, retrieval 0 for 1 and 1.
     gold = [{"passage_id": "p1", "rank": 1, "text": "t", "gold": True}]
     rows = [("s1", "c1", gold), ("s2", "c2", [])]
-    src = _write(
+    src = write_text(
         tmp_path / "b.jsonl",
         "".join(
             json.dumps(
@@ -349,7 +348,7 @@ def test_a_system_with_passages_on_some_traces_only_declares_its_evidence(
             for s, c, p in rows
         ),
     )
-    labels = _write(
+    labels = write_text(
         tmp_path / "l.jsonl",
         '{"sentence_id": "s1", "question_id": "q1", "has_error": false}\n'
         '{"sentence_id": "s2", "question_id": "q1", "has_error": false}\n',
@@ -390,7 +389,7 @@ def test_a_study_of_one_file_per_system_declares_evidence_at_the_merge(
     gold = [{"passage_id": "p1", "rank": 1, "text": "t", "gold": True}]
     for system in ("A", "B"):
         rows = [("s1", "c1", gold), ("s2", "c2", [])]
-        _write(
+        write_text(
             tmp_path / f"{system}.jsonl",
             "".join(
                 json.dumps(
@@ -401,7 +400,7 @@ def test_a_study_of_one_file_per_system_declares_evidence_at_the_merge(
                 for s, c, p in rows
             ),
         )
-    _write(
+    write_text(
         tmp_path / "l.jsonl",
         '{"sentence_id": "s1", "question_id": "q1", "has_error": false}\n'
         '{"sentence_id": "s2", "question_id": "q1", "has_error": false}\n',
@@ -456,8 +455,12 @@ def test_one_systems_sentence_in_two_input_files_is_refused(
     # merge step joins its parts), without --system: b.csv still names sysA. main wrote the
     # four claims as sysA's, and metrics gave one row sysA TP 1, FP 1, FN 0, TN 0 (exit 0)
     # for sysA TP 1, TN 1 and sysB FP 1, FN 1.
-    a = _write(tmp_path / "a.csv", _HEADER + "sysA,q1,s1,a1,x,supported\nsysA,q1,s2,a2,y,refuted\n")
-    b = _write(tmp_path / "b.csv", _HEADER + "sysA,q1,s1,b1,x,refuted\nsysA,q1,s2,b2,y,supported\n")
+    a = write_text(
+        tmp_path / "a.csv", _HEADER + "sysA,q1,s1,a1,x,supported\nsysA,q1,s2,a2,y,refuted\n"
+    )
+    b = write_text(
+        tmp_path / "b.csv", _HEADER + "sysA,q1,s1,b1,x,refuted\nsysA,q1,s2,b2,y,supported\n"
+    )
     out = tmp_path / "t.jsonl"
     code, stdout, err = run_cli(["ingest", "generic", str(a), str(b), "-o", str(out)], capsys)
     assert (code, stdout) == (2, "")

@@ -10,16 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
-
-
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
+from tests.cli_helpers import run_cli, write_text
 
 
 def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:
-    return _write(path, "".join(json.dumps(r) + "\n" for r in records))
+    return write_text(path, "".join(json.dumps(r) + "\n" for r in records))
 
 
 def _trace(system: str, sentence: str, claim: str, verdict: str) -> dict[str, object]:
@@ -64,7 +59,7 @@ def test_a_sentence_in_two_trace_files_is_refused_by_the_readers(
             src, dst = tmp_path / f"{name}.jsonl", tmp_path / f"{name}{suffix}"
             assert run_cli(["ingest", "generic", str(src), "-o", str(dst)], capsys)[0] == 0
         a, b = tmp_path / f"a{suffix}", tmp_path / f"b{suffix}"
-    labels = _write(tmp_path / "l.jsonl", _LABELS)
+    labels = write_text(tmp_path / "l.jsonl", _LABELS)
     out = tmp_path / "out.json"
     args = [*command, "--traces", str(a), "--traces", str(b), "--labels", str(labels)]
     if command[0] != "compare":
@@ -88,7 +83,7 @@ def test_clinician_columns_beside_a_majority_truth_are_not_systems(
     # Three clinicians, their majority (the reference) and two systems. main read dr_a, dr_b
     # and dr_c as systems ("systems (5): dr_a, dr_b, dr_c, gpt, claude"), exit 0: Cochran's Q
     # with df 4 and 10 McNemar pairs under Holm, for the one pair of the two systems.
-    table = _write(
+    table = write_text(
         tmp_path / "wide.csv",
         "unit_id,dr_a,dr_b,dr_c,majority,gpt,claude\n"
         "u1,1,1,0,1,1,0\nu2,0,0,0,0,1,0\nu3,1,1,1,1,1,1\n"
@@ -167,7 +162,7 @@ def test_two_runs_of_a_question_with_given_sentence_ids_are_refused(
         rows = [{"sid": s, "cid": c, "text": c, "verdict": v, "gold": g} for s, c, v, g in claims]
         return json.dumps({"qid": "q1", "answers": {"sysA": {"claims": rows}}}) + "\n"
 
-    src = _write(
+    src = write_text(
         tmp_path / "runs.jsonl",
         run([("s1", "u1", "refuted", "bad"), ("s2", "u2", "supported", "ok")])
         + run([("s1", "u3", "supported", "bad"), ("s2", "u4", "refuted", "ok")]),
@@ -216,7 +211,9 @@ def test_a_study_says_the_evidence_its_pipelines_leave_undeclared(
             _trace("B", "s1", "c1", "refuted"),
         ],
     )
-    _write(tmp_path / "l.jsonl", '{"sentence_id": "s1", "question_id": "q1", "has_error": false}\n')
+    write_text(
+        tmp_path / "l.jsonl", '{"sentence_id": "s1", "question_id": "q1", "has_error": false}\n'
+    )
     assert run_cli(["init", str(tmp_path / "st")], capsys)[0] == 0
     (tmp_path / "st" / "failcodes.toml").write_text(
         'name = "ev"\ncodebook = "medical-fact-check.v1.yaml"\n\n[[datasets]]\nname = "d"\n\n'
@@ -246,7 +243,7 @@ def test_compare_refuses_a_system_column_written_two_ways(
 ) -> None:
     # 'gpt' and 'GPT ' (a table joined twice): main compared them as two systems ("systems
     # (3): gpt, GPT , claude"), exit 0, where --traces refuses the two spellings.
-    table = _write(
+    table = write_text(
         tmp_path / "case.csv", "unit_id,gpt,GPT ,claude\nu1,1,1,0\nu2,0,0,1\nu3,1,1,1\nu4,0,1,0\n"
     )
     code, out, err = run_cli(["compare", str(table)], capsys)

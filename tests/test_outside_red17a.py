@@ -10,16 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
-
-
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
+from tests.cli_helpers import run_cli, write_text
 
 
 def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:
-    return _write(path, "".join(json.dumps(r) + "\n" for r in records))
+    return write_text(path, "".join(json.dumps(r) + "\n" for r in records))
 
 
 #: A retrieval pipeline B whose retriever found nothing for c2 (no passages, no retriever
@@ -79,8 +74,8 @@ def _as(tmp_path: Path, records: list[dict[str, object]], suffix: str) -> Path:
     head = "system,question_id,sentence_id,claim_id,claim,verdict\n"
     rows = "".join(f"B,q1,{r['sentence_id']},{r['claim_id']},x,refuted\n" for r in records)
     passages = "system,claim_id,passage_id,rank,text,gold\nB,c1,p1,1,t,true\n"
-    _write(tmp_path / "t.passages.csv", passages)
-    return _write(tmp_path / "t.csv", head + rows)
+    write_text(tmp_path / "t.passages.csv", passages)
+    return write_text(tmp_path / "t.csv", head + rows)
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".parquet", ".csv"])
@@ -93,7 +88,7 @@ def test_disagreements_refuse_a_system_partly_retrieved_as_ingest_does(
     # attribute gave B verification 2, retrieval 0, where docs/attribution.md step 4 gives
     # s1 verification (the gold passage was retrieved), s2 retrieval (nothing retrieved).
     traces = _as(tmp_path, _MIXED, suffix)
-    labels = _write(tmp_path / "l.jsonl", _NO_ERRORS)
+    labels = write_text(tmp_path / "l.jsonl", _NO_ERRORS)
     out = tmp_path / "d.jsonl"
     args = ["disagreements", "--traces", str(traces), "--labels", str(labels), "-o", str(out)]
     code, stdout, err = run_cli([*args, "--level", level], capsys)
@@ -117,7 +112,7 @@ def test_declared_evidence_passes_and_attributes_by_hand(
         assert run_cli(args, capsys)[0] == 0
     else:
         _jsonl(traces, [{**r, "evidence_source": "retrieved"} for r in _MIXED])
-    labels = _write(tmp_path / "l.jsonl", _NO_ERRORS)
+    labels = write_text(tmp_path / "l.jsonl", _NO_ERRORS)
     out = tmp_path / "d.jsonl"
     args = ["disagreements", "--traces", str(traces), "--labels", str(labels), "-o", str(out)]
     code, _, err = run_cli(args, capsys)
@@ -138,7 +133,7 @@ def test_metrics_of_a_partly_retrieved_system_is_not_refused(
 ) -> None:
     # metrics attributes nothing: B's two FPs are counted whatever the evidence (n 2, FP 2).
     traces = _jsonl(tmp_path / "t.jsonl", _MIXED)
-    labels = _write(tmp_path / "l.jsonl", _NO_ERRORS)
+    labels = write_text(tmp_path / "l.jsonl", _NO_ERRORS)
     code, stdout, err = run_cli(
         ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "json"], capsys
     )
@@ -170,7 +165,7 @@ def test_a_row_repeated_cell_for_cell_under_ids_line_is_refused(
     # doubled a row. main made line 4 a second sentence L4 beside L3: metrics n 4, TP 1, FP 1,
     # TN 2 (specificity 2/3), exit 0. By hand on the 3 sentences: S one refuted and an error
     # (TP), S two supported and clean (TN), S three refuted and clean (FP): TP 1, FP 1, TN 1.
-    table = _write(tmp_path / "t.csv", _DOUBLED)
+    table = write_text(tmp_path / "t.csv", _DOUBLED)
     out, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
     rule = ["--label-rule", "error = yes -> error", "--labels-out", str(labels)]
     args = ["ingest", "generic", str(table), "-o", str(out), "--option", "ids=line", *rule]
@@ -186,7 +181,7 @@ def test_a_row_repeated_cell_for_cell_under_ids_line_is_refused(
     assert not out.exists() and not labels.exists()
     # the way through: the copy deleted, the hand count
     lines = _DOUBLED.splitlines(keepends=True)
-    _write(table, "".join(lines[:3] + lines[4:]))
+    write_text(table, "".join(lines[:3] + lines[4:]))
     assert run_cli(args, capsys)[0] == 0
     code, stdout, err = run_cli(
         ["metrics", "--traces", str(out), "--labels", str(labels), "--format", "json"], capsys
@@ -223,7 +218,7 @@ def test_a_disagreements_file_holding_its_records_twice_is_refused_by_attribute(
         tmp_path / "t.jsonl",
         [claim("s1", "c1", True), claim("s1", "c1b", False), claim("s2", "c2", True)],
     )
-    labels = _write(tmp_path / "l.jsonl", _NO_ERRORS)
+    labels = write_text(tmp_path / "l.jsonl", _NO_ERRORS)
     once = tmp_path / "d.jsonl"
     args = ["disagreements", "--traces", str(traces), "--labels", str(labels), "-o", str(once)]
     assert run_cli(args, capsys)[0] == 0
@@ -232,7 +227,7 @@ def test_a_disagreements_file_holding_its_records_twice_is_refused_by_attribute(
     assert code == 0, err
     [row] = json.loads(stdout)["stages"]
     assert (row["verification"], row["mixed"], row["retrieval"], row["total"]) == (1, 1, 0, 2)
-    twice = _write(tmp_path / "twice.jsonl", once.read_text() * 2)
+    twice = write_text(tmp_path / "twice.jsonl", once.read_text() * 2)
     out = tmp_path / "att2"
     code, stdout, err = run_cli(
         ["attribute", "--from", str(twice), "-o", str(out), "--format", "json"], capsys
@@ -296,10 +291,10 @@ def test_true_false_verdicts_are_said_on_the_first_line_of_the_analysis_commands
         head = "system,question_id,sentence_id,claim_id,claim,verdict\n"
         fields = head.strip().split(",")
         rows = "".join(",".join(str(r[k]) for k in fields) + "\n" for r in records)
-        traces = _write(tmp_path / "t.csv", head + rows.replace(",true", ",TRUE"))
+        traces = write_text(tmp_path / "t.csv", head + rows.replace(",true", ",TRUE"))
     else:
         traces = _as(tmp_path, records, ".parquet" if suffix == ".parquet" else ".jsonl")
-    labels = _write(tmp_path / "l.jsonl", _S1_ERROR)
+    labels = write_text(tmp_path / "l.jsonl", _S1_ERROR)
     args = [command, "--traces", str(traces), "--labels", str(labels)]
     if command == "disagreements":
         args += ["-o", str(tmp_path / "d.jsonl")]
@@ -368,7 +363,7 @@ def test_a_disagreements_file_of_two_levels_is_refused_by_attribute(
             for s, c, gold in (("s1", "c1", True), ("s1", "c1b", False), ("s2", "c2", True))
         ],
     )
-    labels = _write(tmp_path / "l.jsonl", _NO_ERRORS)
+    labels = write_text(tmp_path / "l.jsonl", _NO_ERRORS)
     texts = []
     for level in ("sentence", "claim"):
         out = tmp_path / f"{level}.jsonl"
@@ -382,7 +377,7 @@ def test_a_disagreements_file_of_two_levels_is_refused_by_attribute(
         counts = (row["retrieval"], row["verification"], row["mixed"], row["total"])
         assert counts == ((0, 1, 1, 2) if level == "sentence" else (1, 2, 0, 3))
         texts.append(out.read_text())
-    joined = _write(tmp_path / "joined.jsonl", "".join(texts))
+    joined = write_text(tmp_path / "joined.jsonl", "".join(texts))
     out = tmp_path / "att"
     code, stdout, err = run_cli(
         ["attribute", "--from", str(joined), "-o", str(out), "--format", "json"], capsys
@@ -412,7 +407,7 @@ def test_label_ids_written_as_floats_say_so(
             for s, v in ((1, "refuted"), (2, "supported"))
         ],
     )
-    labels = _write(
+    labels = write_text(
         tmp_path / "l.csv", "question_id,sentence_id,has_error\n1.0,1.0,true\n1.0,2.0,false\n"
     )
     out = tmp_path / "m.json"
@@ -427,7 +422,7 @@ def test_label_ids_written_as_floats_say_so(
     ]
     assert not out.exists()
     # the way through: whole numbers, the hand count (s1 refuted, an error: TP; s2 TN)
-    _write(labels, "question_id,sentence_id,has_error\n1,1,true\n1,2,false\n")
+    write_text(labels, "question_id,sentence_id,has_error\n1,1,true\n1,2,false\n")
     code, stdout, err = run_cli([*args[:-2], "--format", "json"], capsys)
     [row] = json.loads(stdout)
     assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 0, 0, 1)

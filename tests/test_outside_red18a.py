@@ -10,16 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
-
-
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
+from tests.cli_helpers import run_cli, write_text
 
 
 def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:
-    return _write(path, "".join(json.dumps(r) + "\n" for r in records))
+    return write_text(path, "".join(json.dumps(r) + "\n" for r in records))
 
 
 #: A retrieval pipeline B whose retriever found nothing for c2 (no passages, no retriever
@@ -60,10 +55,10 @@ def _mixed_traces(tmp_path: Path, suffix: str) -> Path:
         return _jsonl(tmp_path / "t.jsonl", _MIXED)
     head = "system,question_id,sentence_id,claim_id,claim,verdict\n"
     rows = "".join(f"B,q1,{r['sentence_id']},{r['claim_id']},x,refuted\n" for r in _MIXED)
-    _write(
+    write_text(
         tmp_path / "t.passages.csv", "system,claim_id,passage_id,rank,text,gold\nB,c1,p1,1,t,true\n"
     )
-    return _write(tmp_path / "t.csv", head + rows)
+    return write_text(tmp_path / "t.csv", head + rows)
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
@@ -132,7 +127,7 @@ def test_metrics_verdicts_says_how_true_false_verdicts_were_read(
     traces = _jsonl(tmp_path / "t.jsonl", _DETECTOR)
     args = ["metrics", "--traces", str(traces), "--verdicts"]
     if with_labels:
-        labels = _write(
+        labels = write_text(
             tmp_path / "l.jsonl",
             "".join(
                 json.dumps({"question_id": "q1", "sentence_id": s, "has_error": s == "s1"}) + "\n"
@@ -171,7 +166,7 @@ def _ragchecker(path: Path, claims: list[str], answer: list[str], chunks: list[s
         "answer2response": answer,
         "retrieved2response": [[c] for c in chunks],
     }
-    return _write(path, json.dumps({"results": [item]}))
+    return write_text(path, json.dumps({"results": [item]}))
 
 
 def test_two_ragchecker_systems_keep_their_own_reference_labels(
@@ -215,7 +210,7 @@ def test_two_ragchecker_systems_keep_their_own_reference_labels(
     got = {r["system"]: (r["n"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in json.loads(stdout)}
     assert got == {"A": (1, 1, 0, 0, 0), "B": (1, 0, 0, 1, 0)}
     # a shared label beside them is refused (its line read 'this label name none')
-    shared = _write(
+    shared = write_text(
         tmp_path / "own.jsonl",
         '{"question_id": "q1", "sentence_id": "q1:c1", "has_error": false}\n',
     )
@@ -246,8 +241,8 @@ def test_healthver_dev_and_test_together_keep_their_claims_apart(
     # (t20red1): dev's hv-3-p1, test's hv-3-p2. By hand: dev's claim Supports
     # (supported), test's Refutes (refuted): supported 1, refuted 1.
     head = "id,evidence,claim,label,topic_ip,question\n"
-    dev = _write(tmp_path / "healthver_dev.csv", head + "p1,e1,masks help,Supports,3,Q\n")
-    test = _write(tmp_path / "healthver_test.csv", head + "p2,e2,garlic cures,Refutes,3,Q\n")
+    dev = write_text(tmp_path / "healthver_dev.csv", head + "p1,e1,masks help,Supports,3,Q\n")
+    test = write_text(tmp_path / "healthver_test.csv", head + "p2,e2,garlic cures,Refutes,3,Q\n")
     out = tmp_path / "hv.jsonl"
     code, _, err = run_cli(["ingest", "healthver", str(dev), str(test), "-o", str(out)], capsys)
     assert code == 0, err
@@ -339,7 +334,7 @@ def test_a_json_object_keyed_by_system_names_the_rows_option(
     def rec(s: str, v: str) -> dict[str, str]:
         return {"question_id": "q1", "sentence_id": s, "claim_id": s, "claim": s, "verdict": v}
 
-    raw = _write(
+    raw = write_text(
         tmp_path / "by-system.json",
         json.dumps(
             {
@@ -360,7 +355,7 @@ def test_a_json_object_keyed_by_system_names_the_rows_option(
     assert not out.exists()
     args = ["ingest", "generic", str(raw), "-o", str(out), "--option", "rows=*[]"]
     assert run_cli([*args, "--map", "*=system"], capsys)[0] == 0
-    labels = _write(
+    labels = write_text(
         tmp_path / "l.jsonl",
         '{"question_id": "q1", "sentence_id": "s1", "has_error": true}\n'
         '{"question_id": "q1", "sentence_id": "s2", "has_error": false}\n',

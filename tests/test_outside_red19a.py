@@ -11,16 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
-
-
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
+from tests.cli_helpers import run_cli, write_text
 
 
 def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:
-    return _write(path, "".join(json.dumps(r) + "\n" for r in records))
+    return write_text(path, "".join(json.dumps(r) + "\n" for r in records))
 
 
 def _rows(out: str) -> dict[tuple[str, str], dict[str, object]]:
@@ -374,8 +369,8 @@ def test_a_column_of_verdicts_per_system_names_verdict_column(
     # a wide table (one row per claim, sysA_verdict and sysB_verdict columns) was refused as
     # an unknown column, the line naming --map and unmapped=drop only (either reads one
     # system, or none); --verdict-column is the way, and its numbers are the hand count
-    table = _write(tmp_path / "wide.csv", _WIDE)
-    labels = _write(tmp_path / "labels.csv", _WIDE_LABELS)
+    table = write_text(tmp_path / "wide.csv", _WIDE)
+    labels = write_text(tmp_path / "labels.csv", _WIDE_LABELS)
     out = tmp_path / "t.jsonl"
     code, _, err = run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)
     assert code == 2
@@ -432,7 +427,7 @@ def test_one_file_per_system_without_a_system_field_names_ingest_system(
 ) -> None:
     # sysA.jsonl and sysB.jsonl, the file name the system, no system field: refused as
     # "missing required field", naming no way through
-    labels = _write(tmp_path / "labels.csv", _WIDE_LABELS)
+    labels = write_text(tmp_path / "labels.csv", _WIDE_LABELS)
     files = {}
     for name, verdicts in (
         ("A", ("supported", "refuted", "supported")),
@@ -534,7 +529,7 @@ def test_compare_file_with_a_truth_column_named_the_ml_way_is_not_a_system(
     # or as agree already reads it (t18red2's truth names): compare took it for a third
     # system (systems (3): sysA, sysB, y_true; Cochran's Q and McNemar pairs against the
     # reference), exit 0, where gold, label or has_error are refused
-    table = _write(
+    table = write_text(
         tmp_path / "c.csv",
         f"unit,sysA,sysB,{truth}\nu1,1,0,1\nu2,0,0,0\nu3,1,1,1\nu4,0,1,0\n",
     )

@@ -11,14 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import run_cli, write_text
 from tests.conftest import shared_data
-
-
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
-
 
 #: COVID-Fact's shape (claim, label, evidence; no id column): claim A is in the file twice,
 #: line for line, as 5 claims are in the published COVIDFACT_dataset.jsonl (lines 1639/2805).
@@ -57,7 +51,7 @@ def test_a_published_data_sets_repeated_rows_have_a_way_through_ids_line(
     # (its 4,086 claims hold 5 twice). Now the line names --option duplicates=keep, which
     # keeps each row a sentence of its own: by hand A refuted/error twice (TP 2), B supported
     # and clean (TN 1): n 3, the published count.
-    src = _write(tmp_path / "cf.jsonl", "".join(json.dumps(r) + "\n" for r in _CLAIMS))
+    src = write_text(tmp_path / "cf.jsonl", "".join(json.dumps(r) + "\n" for r in _CLAIMS))
     out, labels = tmp_path / "cf.parquet", tmp_path / "cf_labels.csv"
     args = ["ingest", "generic", str(src), "-o", str(out), "--labels-out", str(labels)]
     code, stdout, err = run_cli([*args, *_COVIDFACT_ARGS], capsys)
@@ -115,14 +109,14 @@ def test_a_scales_top_beside_scores_near_it_is_a_rating_not_a_missing_code(
     # their top it is read: interval alpha 0.985907 (krippendorff.alpha(reliability_data=
     # [[20,50,70,90,10,99],[25,45,75,95,15,95],[30,55,65,92,12,97]], level_of_measurement=
     # 'interval') = 0.9859069588).
-    table = _write(tmp_path / "vas.csv", _VAS)
+    table = write_text(tmp_path / "vas.csv", _VAS)
     args = ["agree", str(table), "--level", "interval", "--stat", "krippendorff", *AGREE_JSON]
     code, stdout, err = run_cli(args, capsys)
     assert code == 0, err
     assert json.loads(stdout)[0]["value"] == pytest.approx(0.9859069588)
     # 999 beside them is still refused (999 - 97 > 87 / 10), and 9 beside 1-7 (a 9-point
     # scale with no 8, or SPSS's 9: the categories say which)
-    _write(table, _VAS.replace("99,95,97", "999,95,97"))
+    write_text(table, _VAS.replace("99,95,97", "999,95,97"))
     code, _, err = run_cli(args, capsys)
     assert code == 2 and "'999' among ratings 10-97: a missing-value code" in err
 
@@ -139,12 +133,12 @@ def test_many_raters_named_as_raters_over_few_units_are_not_a_transposed_table(
     rows = ["0,0,1,0,1,1,1,1", "0,0,1,0,1,1,0,1", "1,0,0,1,0,0,0,0", "1,0,1,0,0,1,1,0"]
     header = "case," + ",".join(f"rater{i}" for i in range(1, 9))
     text = header + "\n" + "".join(f"c{i},{r}\n" for i, r in enumerate(rows, 1))
-    table = _write(tmp_path / "panel.csv", text)
+    table = write_text(tmp_path / "panel.csv", text)
     code, stdout, err = run_cli(["agree", str(table), "--stat", "fleiss", *AGREE_JSON], capsys)
     assert code == 0, err
     assert json.loads(stdout)[0]["value"] == pytest.approx(-103 / 1785)
     # the same cells under unit-like names (Q1..Q8) are still refused as transposed
-    _write(table, text.replace("rater", "Q"))
+    write_text(table, text.replace("rater", "Q"))
     code, _, err = run_cli(["agree", str(table), "--stat", "fleiss", *AGREE_JSON], capsys)
     assert code == 2 and "is the table one row per rater and one column per unit?" in err
 
@@ -162,7 +156,7 @@ def test_a_study_file_missing_its_top_level_name_names_no_datasets_line(
     text = toml.read_text(encoding="utf-8")
     lines = text.splitlines(keepends=True)
     top = lines.index(f'name = "{study.name}"\n')
-    _write(toml, "".join(lines[:top] + lines[top + 1 :]))
+    write_text(toml, "".join(lines[:top] + lines[top + 1 :]))
     code, _, err = run_cli(["run", str(study), "--plan"], capsys)
     assert (code, err.strip()) == (
         2,
@@ -172,7 +166,7 @@ def test_a_study_file_missing_its_top_level_name_names_no_datasets_line(
     first = next(i for i, line in enumerate(lines) if line.startswith("name = ") and i > top)
     header = lines.index("[[datasets]]\n")
     assert header < first
-    _write(toml, "".join(lines[:first] + lines[first + 1 :]))
+    write_text(toml, "".join(lines[:first] + lines[first + 1 :]))
     code, _, err = run_cli(["run", str(study), "--plan"], capsys)
     assert (code, err.strip()) == (
         2,
@@ -194,7 +188,7 @@ def test_a_json_list_on_one_line_under_ids_line_names_its_way_through(
         {"sentence": "B", "verdict": "supported", "err": "no"},
         {"sentence": "C", "verdict": "refuted", "err": "yes"},
     ]
-    src = _write(tmp_path / "d.json", json.dumps(records))
+    src = write_text(tmp_path / "d.json", json.dumps(records))
     out, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
     args = ["ingest", "generic", str(src), "-o", str(out), "--labels-out", str(labels)]
     args += ["--system", "s", "--label-rule", "err = yes -> error"]

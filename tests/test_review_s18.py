@@ -13,13 +13,7 @@ from pathlib import Path
 import pytest
 
 from failcodes import jsonio, tableio
-from tests.cli_helpers import run_cli
-
-
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
-
+from tests.cli_helpers import run_cli, write_text
 
 #: One answer's two sentences, one claim a row; the second row's sentence cell has a trailing
 #: space and the fourth's a double space (a spreadsheet's hand-copied cells).
@@ -41,11 +35,11 @@ def test_one_sentence_written_with_other_spaces_or_case_is_one_text(
     # would split it). Case, runs of spaces and Unicode form are now folded (spelling_key).
     # By hand, labels s1 an error, s2 none: s1's claims flag c2 (refuted) -> TP; s2 none
     # flagged -> TN: n 2, TP 1, TN 1.
-    src = _write(tmp_path / "t.csv", _ONE_ANSWER)
+    src = write_text(tmp_path / "t.csv", _ONE_ANSWER)
     out = tmp_path / "t.jsonl"
     code, _, err = run_cli(["ingest", "generic", str(src), "-o", str(out)], capsys)
     assert code == 0, err
-    labels = _write(
+    labels = write_text(
         tmp_path / "l.jsonl",
         '{"sentence_id": "s1", "has_error": true}\n{"sentence_id": "s2", "has_error": false}\n',
     )
@@ -61,7 +55,7 @@ def test_another_sentence_under_one_id_is_still_refused(
 ) -> None:
     # the fold is no way past 4202fad's refusal: another sentence under s2 is refused
     text = _ONE_ANSWER.replace("statins lower  LDL.", "Statins raise HDL.")
-    src = _write(tmp_path / "t.csv", text)
+    src = write_text(tmp_path / "t.csv", text)
     out = tmp_path / "t.jsonl"
     code, stdout, err = run_cli(["ingest", "generic", str(src), "-o", str(out)], capsys)
     assert (code, stdout) == (2, "")
@@ -89,11 +83,11 @@ def test_a_csv_line_past_the_cell_limit_is_refused_before_it_is_held(
     monkeypatch.setattr(tableio, "CSV_FIELD_LIMIT", 1 << 20)
     if command == "ingest":
         head, cell = "system,question_id,sentence_id,claim_id,claim,verdict\n", "A,q1,s1,c1,"
-        src = _write(tmp_path / "t.csv", f"{head}{cell}{'a' * (16 << 20)},supported\n")
+        src = write_text(tmp_path / "t.csv", f"{head}{cell}{'a' * (16 << 20)},supported\n")
         out = tmp_path / "t.jsonl"
         args = ["ingest", "generic", str(src), "-o", str(out)]
     else:
-        src = _write(tmp_path / "r.csv", f"id,r1,r2\nu1,{'a' * (16 << 20)},yes\n")
+        src = write_text(tmp_path / "r.csv", f"id,r1,r2\nu1,{'a' * (16 << 20)},yes\n")
         out = tmp_path / "agree.json"
         args = ["agree", str(src), "--bootstrap", "0", "-o", str(out)]
     run_cli(args, capsys)  # its imports (pandas...) not traced
@@ -134,7 +128,7 @@ def test_attributes_refusal_of_a_repeated_disagreement_names_its_line(
             for s, c, g in claims
         )
     )
-    labels = _write(
+    labels = write_text(
         tmp_path / "l.jsonl",
         '{"sentence_id": "s1", "question_id": "q1", "has_error": false}\n'
         '{"sentence_id": "s2", "question_id": "q1", "has_error": false}\n',
@@ -143,7 +137,7 @@ def test_attributes_refusal_of_a_repeated_disagreement_names_its_line(
     args = ["disagreements", "--traces", str(traces), "--labels", str(labels), "-o", str(once)]
     assert run_cli(args, capsys)[0] == 0
     first, second = once.read_text().splitlines()
-    twice = _write(tmp_path / "twice.jsonl", f"{first}\n\n{second}\n{first}\n{second}\n")
+    twice = write_text(tmp_path / "twice.jsonl", f"{first}\n\n{second}\n{first}\n{second}\n")
     out = tmp_path / "att"
     code, stdout, err = run_cli(["attribute", "--from", str(twice), "-o", str(out)], capsys)
     assert (code, stdout) == (2, "")
@@ -169,7 +163,7 @@ def test_a_jsonl_first_line_past_the_limit_is_not_held_to_sniff_the_file(
     # it whole, a 400 MB line 881 / 886 MB of peak RSS before the reader's one line
     # (/usr/bin/time -v); now 190 / 195 MB. Here the limit is 1 MB and the line 16 MB.
     monkeypatch.setattr(jsonio, "MAX_LINE", 1 << 20)
-    src = _write(tmp_path / "t.jsonl", '{"system": "A", "claim": "' + "a" * (16 << 20) + '"}\n')
+    src = write_text(tmp_path / "t.jsonl", '{"system": "A", "claim": "' + "a" * (16 << 20) + '"}\n')
     out = tmp_path / "out"
     if command == "attribute":
         args = ["attribute", "--from", str(src), "-o", str(out)]
@@ -213,7 +207,7 @@ def test_raters_r1_to_r8_over_four_cases_are_a_panel_not_a_transposed_table(
     # 793/1785 = 0.44426.
     header = ",".join(f"{rater}{i}" for i in range(1, 9))
     rows = "".join(f"{case},{','.join(cells)}\n" for case, cells in _PILOT)
-    table = _write(tmp_path / "pilot.csv", f"case,{header}\n{rows}")
+    table = write_text(tmp_path / "pilot.csv", f"case,{header}\n{rows}")
     args = ["agree", str(table), "--stat", "fleiss", "--bootstrap", "0", "--format", "json"]
     code, stdout, err = run_cli(args, capsys)
     assert code == 0, err
@@ -221,7 +215,7 @@ def test_raters_r1_to_r8_over_four_cases_are_a_panel_not_a_transposed_table(
     assert (row["n_units"], row["n_raters"]) == (4, 8)
     assert row["value"] == pytest.approx(793 / 1785, abs=1e-9)
     # one row per reader and one column per response (r1..r8) is still refused
-    moved = _write(tmp_path / "readers.csv", table.read_text().replace("case,", "reader,", 1))
+    moved = write_text(tmp_path / "readers.csv", table.read_text().replace("case,", "reader,", 1))
     code, stdout, err = run_cli([*args[:1], str(moved), *args[2:]], capsys)
     assert (code, stdout) == (2, "")
     assert err.strip() == (
@@ -242,8 +236,8 @@ def test_a_system_partly_retrieved_is_refused_naming_the_input_files(
         record |= {"claim_id": sentence, "claim": "x", "verdict": "refuted"}
         return json.dumps(record | {"passages": passages}) + "\n"
 
-    first = _write(tmp_path / "a.jsonl", trace("s1", [_passage("p1", True)]))
-    second = _write(tmp_path / "b.jsonl", trace("s2", []))
+    first = write_text(tmp_path / "a.jsonl", trace("s1", [_passage("p1", True)]))
+    second = write_text(tmp_path / "b.jsonl", trace("s2", []))
     out = tmp_path / "t.jsonl"
     args = ["ingest", "generic", str(first), str(second), "-o", str(out)]
     code, stdout, err = run_cli(args, capsys)
@@ -267,7 +261,7 @@ def test_a_rater_of_only_yes_beside_one_of_only_no_is_read_as_given(
     # ways?": a pilot where r1 said yes to all 4 units and r2 no to all 4 was refused, exit
     # 2, though the two never agreed. By hand: percent 0/4 = 0; Cohen p_o 0, p_e = 1*0 + 0*1
     # = 0, kappa (0 - 0)/(1 - 0) = 0. TRUE beside 1 (one scale two ways) is still refused.
-    table = _write(
+    table = write_text(
         tmp_path / "pilot.csv", "id,r1,r2\n" + "".join(f"u{i},yes,no\n" for i in range(4))
     )
     args = ["agree", str(table), "--stat", "percent", "--stat", "cohen", "--bootstrap", "0"]
@@ -277,7 +271,9 @@ def test_a_rater_of_only_yes_beside_one_of_only_no_is_read_as_given(
         ("percent", 0.0, 4),
         ("cohen", 0.0, 4),
     ]
-    spelt = _write(tmp_path / "two.csv", "id,r1,r2\n" + "".join(f"u{i},TRUE,1\n" for i in range(4)))
+    spelt = write_text(
+        tmp_path / "two.csv", "id,r1,r2\n" + "".join(f"u{i},TRUE,1\n" for i in range(4))
+    )
     code, stdout, err = run_cli(["agree", str(spelt), *args[2:]], capsys)
     assert (code, stdout) == (2, "")
     assert err.strip() == (

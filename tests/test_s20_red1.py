@@ -6,30 +6,12 @@ hand computation beside the assertion.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
-
-
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def _counts(stdout: str, mapping: str) -> dict[str, tuple[int, int, int, int]]:
-    """system -> (TP, FP, FN, TN) of one mapping, from `metrics --format csv`."""
-    rows = csv.DictReader(io.StringIO(stdout))
-    return {
-        r["system"]: (int(r["tp"]), int(r["fp"]), int(r["fn"]), int(r["tn"]))
-        for r in rows
-        if r["mapping"] == mapping
-    }
-
+from tests.cli_helpers import metrics_counts, run_cli, write_text
 
 #: Two LLMs' verdicts, a column each, as R's write.csv writes a missing cell (NA), with
 #: Excel's #N/A and n/a beside it: the verifier gave no verdict on those rows.
@@ -52,7 +34,7 @@ def test_a_verdict_written_na_is_a_row_without_a_verdict(
     # FP 1 (row 4), TN 2, exit 0. Now a missing mark is a row without a verdict, as an empty
     # cell: --option no_verdict=drop leaves it out, and its sentence's label counts as one the
     # system flagged no error in (the default --without-claims no_error).
-    table = _write(tmp_path / "wide.csv", _R_WIDE)
+    table = write_text(tmp_path / "wide.csv", _R_WIDE)
     traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
     args = ["ingest", "generic", str(table), "-o", str(traces), "--labels-out", str(labels)]
     args += ["--map", "id=sentence_id", "--verdict-column", "gpt", "--verdict-column", "claude"]
@@ -72,14 +54,14 @@ def test_a_verdict_written_na_is_a_row_without_a_verdict(
     #      5 supported TN -> TP 1, FP 0, FN 1, TN 3 (both mappings: no no_evidence left).
     # claude: 1 TN, 2 dropped FN, 3 refuted TP, 4 supported TN, 5 dropped TN -> 1, 0, 1, 3.
     for mapping in ("refuted", "non_supported"):
-        assert _counts(stdout, mapping) == {"gpt": (1, 0, 1, 3), "claude": (1, 0, 1, 3)}
+        assert metrics_counts(stdout, mapping) == {"gpt": (1, 0, 1, 3), "claude": (1, 0, 1, 3)}
 
 
 def test_an_alias_naming_na_still_reads_it_and_metrics_names_the_way_through(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # An alias names it: NA is that verdict (a verifier whose NA means "not applicable").
-    table = _write(tmp_path / "wide.csv", _R_WIDE)
+    table = write_text(tmp_path / "wide.csv", _R_WIDE)
     traces = tmp_path / "t.jsonl"
     args = ["ingest", "generic", str(table), "-o", str(traces), "--map", "id=sentence_id"]
     args += ["--verdict-column", "gpt", "--verdict-column", "claude", "--map", "gold="]
@@ -95,12 +77,12 @@ def test_an_alias_naming_na_still_reads_it_and_metrics_names_the_way_through(
     ]
     assert {r["verdict"] for r in rows if r.get("raw_verdict") == "NA"} == {"out_of_scope"}
     # metrics given such traces directly: the way through is ingest's option, not an alias
-    direct = _write(
+    direct = write_text(
         tmp_path / "direct.csv",
         "system,question_id,sentence_id,claim_id,claim,verdict\nA,q1,1,1,a,supported\n"
         "A,q1,2,2,b,NA\n",
     )
-    labels = _write(tmp_path / "l.csv", "sentence_id,has_error\n1,false\n2,true\n")
+    labels = write_text(tmp_path / "l.csv", "sentence_id,has_error\n1,false\n2,true\n")
     code, _, err = run_cli(["metrics", "--traces", str(direct), "--labels", str(labels)], capsys)
     assert (code, err.strip()) == (
         2,
@@ -121,8 +103,8 @@ def test_healthver_claim_ids_do_not_depend_on_the_files_given(
     # (published files, labels = the oracle's refuted: TP 11, FP 27, FN 28, TN 164 for TP 39,
     # TN 191). Now a claim's id holds its first HealthVer pair id: the same in either run.
     head = "id,evidence,claim,label,topic_ip,question\n"
-    dev = _write(tmp_path / "healthver_dev.csv", head + "101,e1,masks help,Supports,3,Q\n")
-    test = _write(
+    dev = write_text(tmp_path / "healthver_dev.csv", head + "101,e1,masks help,Supports,3,Q\n")
+    test = write_text(
         tmp_path / "healthver_test.csv",
         head + "201,e2,garlic cures,Refutes,3,Q\n202,e3,vitamin C cures,Neutral,3,Q\n",
     )
@@ -138,7 +120,7 @@ def test_healthver_claim_ids_do_not_depend_on_the_files_given(
     }
     # a clinician's labels of test's claims, by the ids `ingest healthver test.csv` wrote
     wrong = {"garlic cures": True, "vitamin C cures": False}
-    labels = _write(
+    labels = write_text(
         tmp_path / "labels.jsonl",
         "".join(
             json.dumps({"claim_id": r["claim_id"], "has_error": wrong[r["claim"]]}) + "\n"
@@ -151,7 +133,7 @@ def test_healthver_claim_ids_do_not_depend_on_the_files_given(
         args = ["metrics", "--traces", str(traces), "--labels", str(labels), "--level", "claim"]
         code, stdout, err = run_cli([*args, "-m", "refuted", "--format", "csv"], capsys)
         assert code == 0, err
-        assert _counts(stdout, "refuted") == {"healthver-t5": (1, 0, 0, 1)}
+        assert metrics_counts(stdout, "refuted") == {"healthver-t5": (1, 0, 0, 1)}
 
 
 def test_the_tools_own_parquet_says_a_system_read_closed_book_as_jsonl_does(
@@ -162,7 +144,7 @@ def test_the_tools_own_parquet_says_a_system_read_closed_book_as_jsonl_does(
     # on its Assumed line for the traces as JSONL; the same traces as the tool's own Parquet
     # (ingest's -o t.parquet) said nothing: the count was not read from that file. Now ingest
     # writes it in the Parquet footer and the line is the JSONL's, word for word.
-    table = _write(
+    table = write_text(
         tmp_path / "t.csv",
         "id,claim,verdict,gold\n1,a,supported,wrong\n2,b,refuted,ok\n3,c,supported,ok\n",
     )
@@ -212,12 +194,12 @@ def test_a_label_column_of_other_words_names_the_label_rule_that_reads_it(
     # "Input should be a valid boolean" and no way through. The line now names the label
     # rule, both outcomes spelt out (a single '-> error' clause with 'otherwise -> skip' would
     # have skipped every 'nein': no no_error label). Taken: TP 1, FP 1, FN 1, TN 1 by hand.
-    traces = _write(
+    traces = write_text(
         tmp_path / "t.csv",
         "system,question_id,sentence_id,claim_id,claim,verdict\n"
         "A,q1,7,7,a,refuted\nA,q1,8,8,b,supported\nA,q2,9,9,c,refuted\nA,q2,10,10,d,supported\n",
     )
-    sheet = _write(tmp_path / "l.csv", "sentence_id,has_error\n7,ja\n8,nein\n9,nein\n10,ja\n")
+    sheet = write_text(tmp_path / "l.csv", "sentence_id,has_error\n7,ja\n8,nein\n9,nein\n10,ja\n")
     code, _, err = run_cli(["metrics", "--traces", str(traces), "--labels", str(sheet)], capsys)
     assert (code, err.strip()) == (
         2,
@@ -238,7 +220,7 @@ def test_a_label_column_of_other_words_names_the_label_rule_that_reads_it(
     )
     assert code == 0, err
     # 7 ja refuted TP; 8 nein supported TN; 9 nein refuted FP; 10 ja supported FN
-    assert _counts(stdout, "refuted") == {"A": (1, 1, 1, 1)}
+    assert metrics_counts(stdout, "refuted") == {"A": (1, 1, 1, 1)}
 
 
 def test_a_label_column_per_system_beside_verdict_columns_is_refused_with_its_way_through(
@@ -249,7 +231,7 @@ def test_a_label_column_per_system_beside_verdict_columns_is_refused_with_its_wa
     # error'` gave every system's traces gpt_label's labels (claude_label left out in a note):
     # claude scored on GPT's labels, FP 1, FN 1, TN 1 for TP 1, TN 2 on its own, exit 0. The
     # rule's column is now refused as a mapped column named after a system is.
-    sheet = _write(
+    sheet = write_text(
         tmp_path / "wide.csv",
         "id,claim,gpt,claude,gpt_label,claude_label\n"
         "1,a,supported,refuted,ok,wrong\n2,b,refuted,supported,wrong,ok\n"
@@ -288,7 +270,7 @@ def test_a_label_column_per_system_beside_verdict_columns_is_refused_with_its_wa
     assert code == 0, err
     # gpt on gpt_label: 1 supported/ok TN, 2 refuted/wrong TP, 3 TN -> 1, 0, 0, 2
     # claude on claude_label: 1 refuted/wrong TP, 2 supported/ok TN, 3 TN -> 1, 0, 0, 2
-    assert _counts(stdout, "refuted") == {"gpt": (1, 0, 0, 2), "claude": (1, 0, 0, 2)}
+    assert metrics_counts(stdout, "refuted") == {"gpt": (1, 0, 0, 2), "claude": (1, 0, 0, 2)}
 
 
 def test_a_verdict_written_as_a_dash_or_none_is_a_row_without_a_verdict(
@@ -297,7 +279,7 @@ def test_a_verdict_written_as_a_dash_or_none_is_a_row_without_a_verdict(
     # A spreadsheet's '-' and a program's 'None' in the verdict column: refused as unknown
     # verdicts, the way through '--alias -=CANONICAL' made them a verdict. Now rows without a
     # verdict, as NA is (test above): --option no_verdict=drop leaves them out.
-    table = _write(
+    table = write_text(
         tmp_path / "t.csv",
         "id,claim,verdict,gold\n1,a,refuted,wrong\n2,b,-,wrong\n3,c,None,ok\n4,d,supported,ok\n",
     )
@@ -316,7 +298,7 @@ def test_a_verdict_written_as_a_dash_or_none_is_a_row_without_a_verdict(
     assert code == 0, err
     # 1 wrong refuted TP; 4 ok supported TN; rows 2 and 3 dropped, and with them their
     # labels (no system's row kept them: their claims count in no metric) -> TP 1, TN 1
-    assert _counts(stdout, "refuted") == {"A": (1, 0, 0, 1)}
+    assert metrics_counts(stdout, "refuted") == {"A": (1, 0, 0, 1)}
 
 
 def test_two_verifiers_under_one_system_name_are_refused_with_their_way_through(
@@ -327,13 +309,13 @@ def test_two_verifiers_under_one_system_name_are_refused_with_their_way_through(
     # claim id's way through (--option ids=claim), ingest wrote one system whose sentence s1
     # held both models' claims: labels s1 error, s2 none -> rag TP 1, FP 1, exit 0, where
     # gpt-4o gives TP 1, TN 1 and llama FN 1, FP 1. Now refused at the row, naming the way.
-    table = _write(
+    table = write_text(
         tmp_path / "long.csv",
         "model,system,qid,sid,claim,verdict\n"
         "gpt-4o,rag,q1,s1,a,refuted\ngpt-4o,rag,q1,s2,b,supported\n"
         "llama,rag,q1,s1,a2,supported\nllama,rag,q1,s2,b2,refuted\n",
     )
-    labels = _write(tmp_path / "l.csv", "sentence_id,has_error\ns1,true\ns2,false\n")
+    labels = write_text(tmp_path / "l.csv", "sentence_id,has_error\ns1,true\ns2,false\n")
     traces = tmp_path / "t.jsonl"
     args = ["ingest", "generic", str(table), "-o", str(traces), "--option", "ids=claim"]
     args += ["--map", "qid=question_id", "--map", "sid=sentence_id", "--map", "model=verifier"]
@@ -354,7 +336,7 @@ def test_two_verifiers_under_one_system_name_are_refused_with_their_way_through(
     )
     assert code == 0, err
     # gpt-4o: s1 refuted/error TP, s2 supported/none TN; llama: s1 supported FN, s2 refuted FP
-    assert _counts(stdout, "refuted") == {"gpt-4o": (1, 0, 0, 1), "llama": (0, 1, 1, 0)}
+    assert metrics_counts(stdout, "refuted") == {"gpt-4o": (1, 0, 0, 1), "llama": (0, 1, 1, 0)}
 
 
 def test_the_same_label_in_two_files_names_duplicates_same(
@@ -363,8 +345,8 @@ def test_the_same_label_in_two_files_names_duplicates_same(
     # The clinicians' shared labels carried in two files (one per system's sheet, sentence 8
     # in both): 'duplicate label for sentence '8' (first at a.csv:3)' and no way through; the
     # option that reads them is named now. Taken: labels 7 error, 8 none, 10 error.
-    first = _write(tmp_path / "a.csv", "sentence_id,has_error\n7,true\n8,false\n")
-    second = _write(tmp_path / "b.csv", "sentence_id,has_error\n8,false\n10,true\n")
+    first = write_text(tmp_path / "a.csv", "sentence_id,has_error\n7,true\n8,false\n")
+    second = write_text(tmp_path / "b.csv", "sentence_id,has_error\n8,false\n10,true\n")
     labels = tmp_path / "l.jsonl"
     args = ["ingest", "generic-labels", str(first), str(second), "-o", str(labels)]
     code, _, err = run_cli(args, capsys)
@@ -377,7 +359,7 @@ def test_the_same_label_in_two_files_names_duplicates_same(
     )
     code, _, err = run_cli([*args, "--option", "duplicates=same"], capsys)
     assert code == 0, err
-    traces = _write(
+    traces = write_text(
         tmp_path / "t.csv",
         "system,question_id,sentence_id,claim_id,claim,verdict\n"
         "A,q1,7,7,a,refuted\nA,q1,8,8,b,supported\nA,q2,9,9,c,refuted\nA,q2,10,10,d,supported\n",
@@ -387,7 +369,7 @@ def test_the_same_label_in_two_files_names_duplicates_same(
     )
     assert code == 0, err
     # 7 error refuted TP; 8 none supported TN; 10 error supported FN; 9 unlabelled
-    assert _counts(stdout, "refuted") == {"A": (1, 0, 1, 1)}
+    assert metrics_counts(stdout, "refuted") == {"A": (1, 0, 1, 1)}
 
 
 def test_a_per_system_label_of_a_question_only_another_system_answered_is_refused_by_metrics(
@@ -401,7 +383,7 @@ def test_a_per_system_label_of_a_question_only_another_system_answered_is_refuse
     # refuses it as they do.
     rows = [("gpt", "1", "supported"), ("claude", "1", "supported")]
     rows += [("gpt", "2", "refuted"), ("claude", "3", "refuted")]
-    traces = _write(
+    traces = write_text(
         tmp_path / "t.jsonl",
         "".join(
             json.dumps({"system": s, "question_id": i, "sentence_id": i, "claim_id": i} | claim)
@@ -410,7 +392,7 @@ def test_a_per_system_label_of_a_question_only_another_system_answered_is_refuse
         ),
     )
     marks = [("gpt", "1", False), ("gpt", "2", True), ("gpt", "3", False), ("claude", "1", True)]
-    labels = _write(
+    labels = write_text(
         tmp_path / "l.jsonl",
         "".join(
             json.dumps({"sentence_id": i, "question_id": i, "has_error": e, "system": s}) + "\n"
@@ -428,12 +410,14 @@ def test_a_per_system_label_of_a_question_only_another_system_answered_is_refuse
         )
         assert (code, err.strip()) == (2, line), command
     # gpt's own: s1 no error, supported TN; s2 error, refuted TP -> n 2, TP 1, TN 1
-    _write(labels, "".join(r for i, r in enumerate(labels.read_text().splitlines(True)) if i != 2))
+    write_text(
+        labels, "".join(r for i, r in enumerate(labels.read_text().splitlines(True)) if i != 2)
+    )
     code, stdout, err = run_cli(
         ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "csv"], capsys
     )
     assert code == 0, err
-    assert _counts(stdout, "refuted") == {"gpt": (1, 0, 0, 1), "claude": (0, 0, 1, 0)}
+    assert metrics_counts(stdout, "refuted") == {"gpt": (1, 0, 0, 1), "claude": (0, 0, 1, 0)}
 
 
 def test_a_foreign_parquet_with_passages_as_json_text_names_ingest(
@@ -455,7 +439,7 @@ def test_a_foreign_parquet_with_passages_as_json_text_names_ingest(
         ),
         table,
     )
-    labels = _write(tmp_path / "l.csv", "sentence_id,has_error\ns1,true\ns2,false\n")
+    labels = write_text(tmp_path / "l.csv", "sentence_id,has_error\ns1,true\ns2,false\n")
     code, _, err = run_cli(["metrics", "--traces", str(table), "--labels", str(labels)], capsys)
     assert (code, err.strip()) == (
         2,
@@ -475,7 +459,7 @@ def test_a_foreign_parquet_with_passages_as_json_text_names_ingest(
     )
     assert code == 0, err
     # s1 error refuted TP; s2 no error supported TN
-    assert _counts(stdout, "refuted") == {"A": (1, 0, 0, 1)}
+    assert metrics_counts(stdout, "refuted") == {"A": (1, 0, 0, 1)}
 
 
 def test_a_workbook_with_an_unnamed_first_column_names_the_way_through(
@@ -501,7 +485,7 @@ def test_a_workbook_with_an_unnamed_first_column_names_the_way_through(
     frame.to_excel(book, index=False)
     code, _, err = run_cli(["ingest", "generic-labels", str(book), "-o", str(labels)], capsys)
     assert code == 0, err
-    traces = _write(
+    traces = write_text(
         tmp_path / "t.csv",
         "system,question_id,sentence_id,claim_id,claim,verdict\n"
         "A,q1,7,7,a,refuted\nA,q1,8,8,b,supported\n",
@@ -510,4 +494,6 @@ def test_a_workbook_with_an_unnamed_first_column_names_the_way_through(
         ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "csv"], capsys
     )
     assert code == 0, err
-    assert _counts(stdout, "refuted") == {"A": (1, 0, 0, 1)}  # 7 error refuted, 8 none supported
+    assert metrics_counts(stdout, "refuted") == {
+        "A": (1, 0, 0, 1)
+    }  # 7 error refuted, 8 none supported

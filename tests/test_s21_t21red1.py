@@ -6,29 +6,11 @@ hand computation beside the assertion.
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
-
-
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def _counts(stdout: str, mapping: str) -> dict[str, tuple[int, int, int, int]]:
-    """system -> (TP, FP, FN, TN) of one mapping, from `metrics --format csv`."""
-    rows = csv.DictReader(io.StringIO(stdout))
-    return {
-        r["system"]: (int(r["tp"]), int(r["fp"]), int(r["fn"]), int(r["tn"]))
-        for r in rows
-        if r["mapping"] == mapping
-    }
-
+from tests.cli_helpers import metrics_counts, run_cli, write_text
 
 #: One system, three sentences; s1 split into two claims (the second refuted).
 _SPLIT = (
@@ -50,8 +32,8 @@ def test_a_claim_label_naming_no_sentence_is_checked_at_sentence_level(
     # system missed (by hand with s2: TP 0, FP 1, FN 1, TN 1), exit 0; the same claim label
     # with its sentence_id given was refused. Now it is refused the same way, its sentence
     # looked up in the traces (s2c1 -> s2).
-    traces = _write(tmp_path / "t.csv", _SPLIT)
-    labels = _write(
+    traces = write_text(tmp_path / "t.csv", _SPLIT)
+    labels = write_text(
         tmp_path / "l.csv",
         "sentence_id,claim_id,has_error\ns1,,false\n,s2c1,true\ns3,,false\n",
     )
@@ -71,16 +53,16 @@ def test_a_claim_label_naming_no_sentence_beside_its_sentence_label(
     # level reads the sentence labels (s1 FP, s2 FN, s3 TN: TP 0, FP 1, FN 1, TN 1), as before;
     # a claim labelled an error in a sentence labelled no error (s1c2 in s1) is refused as it
     # is when the claim label names its sentence.
-    traces = _write(tmp_path / "t.csv", _SPLIT)
-    good = _write(
+    traces = write_text(tmp_path / "t.csv", _SPLIT)
+    good = write_text(
         tmp_path / "good.csv",
         "sentence_id,claim_id,has_error\ns1,,false\ns2,,true\ns3,,false\n,s2c1,true\n",
     )
     args = ["metrics", "--traces", str(traces), "-m", "refuted", "--bootstrap", "0"]
     code, out, _ = run_cli([*args, "--labels", str(good), "--format", "csv"], capsys)
     assert code == 0
-    assert _counts(out, "refuted") == {"gpt": (0, 1, 1, 1)}
-    bad = _write(
+    assert metrics_counts(out, "refuted") == {"gpt": (0, 1, 1, 1)}
+    bad = write_text(
         tmp_path / "bad.csv",
         "sentence_id,claim_id,has_error\ns1,,false\ns2,,true\ns3,,false\n,s1c2,true\n",
     )
@@ -96,9 +78,9 @@ def test_per_system_claim_labels_beside_another_systems_sentence_labels(
     # gave gpt n 0 (every metric undefined) at exit 0: the all-claim-level check looked at
     # the whole file, which claude's sentence labels passed. Now gpt's first claim label is
     # refused (its sentence s1 has no gpt sentence label).
-    gpt = _write(tmp_path / "gpt.csv", _SPLIT)
-    claude = _write(tmp_path / "claude.csv", _SPLIT.replace("gpt,", "claude,"))
-    labels = _write(
+    gpt = write_text(tmp_path / "gpt.csv", _SPLIT)
+    claude = write_text(tmp_path / "claude.csv", _SPLIT.replace("gpt,", "claude,"))
+    labels = write_text(
         tmp_path / "l.csv",
         "system,sentence_id,claim_id,has_error\n"
         "gpt,,s1c1,false\ngpt,,s1c2,true\ngpt,,s2c1,true\ngpt,,s3c1,false\n"
@@ -129,22 +111,22 @@ def test_a_sentence_id_one_system_writes_as_a_float(
         ),
         encoding="utf-8",
     )
-    b = _write(
+    b = write_text(
         tmp_path / "b.csv",
         "system,question_id,sentence_id,claim_id,claim,verdict\n"
         "B,1.0,1.0,1.0,c1,supported\nB,1.0,2.0,2.0,c2,refuted\nB,2.0,3.0,3.0,c3,refuted\n",
     )
-    labels = _write(tmp_path / "l.csv", "sentence_id,has_error\n1,true\n2,false\n3,true\n")
+    labels = write_text(tmp_path / "l.csv", "sentence_id,has_error\n1,true\n2,false\n3,true\n")
     args = ["metrics", "--traces", str(a), "--traces", str(b), "--labels", str(labels)]
     code, _, err = run_cli([*args, "--bootstrap", "0"], capsys)
     assert code == 2
     assert "the traces write sentence '1' also as '1.0' (as a float" in err
-    fixed = _write(tmp_path / "b2.csv", b.read_text(encoding="utf-8").replace(".0", ""))
+    fixed = write_text(tmp_path / "b2.csv", b.read_text(encoding="utf-8").replace(".0", ""))
     args = ["metrics", "--traces", str(a), "--traces", str(fixed), "--labels", str(labels)]
     code, out, _ = run_cli([*args, "--bootstrap", "0", "--format", "csv"], capsys)
     assert code == 0
     # A: s1 TP, s2 TN, s3 TP; B as above
-    assert _counts(out, "refuted") == {"A": (2, 0, 0, 1), "B": (1, 1, 1, 0)}
+    assert metrics_counts(out, "refuted") == {"A": (2, 0, 0, 1), "B": (1, 1, 1, 0)}
 
 
 def test_the_same_claim_on_a_row_per_retriever_names_a_way_through(
@@ -158,7 +140,7 @@ def test_the_same_claim_on_a_row_per_retriever_names_a_way_through(
     # taken gives each retriever its traces (bm25 3, dense 2 rows) and, by hand, both
     # TP 1 (c1 refuted, an error), TN 1 (c2), FN 1 (c3 an error; dense's question q2 counts
     # for it, --question-scope all, said on the first line).
-    table = _write(
+    table = write_text(
         tmp_path / "t.csv",
         "claim_id,question_id,claim,verdict,retriever,passage,gold\n"
         "c1,q1,aspirin helps,refuted,bm25,text a1,wrong\n"
@@ -182,7 +164,7 @@ def test_the_same_claim_on_a_row_per_retriever_names_a_way_through(
     metrics = ["metrics", "--traces", str(traces), "--labels", str(labels), "--bootstrap", "0"]
     code, out, _ = run_cli([*metrics, "--format", "csv"], capsys)
     assert code == 0
-    assert _counts(out, "refuted") == {"bm25": (1, 0, 1, 1), "dense": (1, 0, 1, 1)}
+    assert metrics_counts(out, "refuted") == {"bm25": (1, 0, 1, 1), "dense": (1, 0, 1, 1)}
 
 
 def test_rows_dropped_for_no_verdict_say_which_labels_still_count(
@@ -195,7 +177,7 @@ def test_rows_dropped_for_no_verdict_say_which_labels_still_count(
     # ways. main's ingest note said "their claims count in no metric" alone, and metrics
     # named no way to leave row 2 out for gpt. Decided (session 20 chose to say the rule):
     # the numbers stay, the note says both kinds and the way, metrics' line names it too.
-    table = _write(
+    table = write_text(
         tmp_path / "w.csv",
         "id,claim,gpt,claude,gold\n1,a,refuted,refuted,wrong\n2,b,NA,supported,wrong\n"
         "3,c,supported,supported,ok\n4,d,NA,NA,wrong\n5,e,refuted,supported,ok\n",
@@ -215,10 +197,10 @@ def test_rows_dropped_for_no_verdict_say_which_labels_still_count(
     code, out, _ = run_cli([*metrics, "--format", "csv"], capsys)
     # gpt: 1 TP, 2 FN (claude's row keeps the label), 3 TN, 4 no label, 5 FP
     # claude: 1 TP, 2 FN, 3 TN, 4 no label, 5 TN
-    assert _counts(out, "refuted") == {"gpt": (1, 1, 1, 1), "claude": (1, 0, 1, 2)}
+    assert metrics_counts(out, "refuted") == {"gpt": (1, 1, 1, 1), "claude": (1, 0, 1, 2)}
     code, out, _ = run_cli([*metrics, "--format", "csv", "--without-claims", "exclude"], capsys)
     # gpt's row 2 left out as row 4 is: 1 TP, 3 TN, 5 FP; claude as above
-    assert _counts(out, "refuted") == {"gpt": (1, 1, 0, 1), "claude": (1, 0, 1, 2)}
+    assert metrics_counts(out, "refuted") == {"gpt": (1, 1, 0, 1), "claude": (1, 0, 1, 2)}
 
 
 def test_atomic_records_with_number_ids_and_bool_verdicts(
@@ -229,7 +211,7 @@ def test_atomic_records_with_number_ids_and_bool_verdicts(
     # be a valid string (got 1)", then "field 'verdict': ... (got False)"), no way through,
     # though every other reader reads a number id as its text. Now read so. By hand: fact 1
     # FALSE confirmed TP, fact 2 TRUE not confirmed FN, fact 3 TRUE confirmed TN.
-    path = _write(
+    path = write_text(
         tmp_path / "a.jsonl",
         '{"answer_id":1,"fact_id":1,"fact":"x1","verdict":false,"human_confirms":true,'
         '"chunks":[{"chunk_id":12345,"text":"t"}]}\n'
@@ -244,7 +226,7 @@ def test_atomic_records_with_number_ids_and_bool_verdicts(
     metrics = ["metrics", "--traces", str(traces), "--labels", str(labels), "--level", "claim"]
     code, out, _ = run_cli([*metrics, "--bootstrap", "0", "--format", "csv"], capsys)
     assert code == 0
-    assert _counts(out, "refuted") == {"atomic": (1, 0, 1, 1)}
+    assert metrics_counts(out, "refuted") == {"atomic": (1, 0, 1, 1)}
 
 
 def test_csv_files_joined_with_their_headers_are_refused_at_the_repeated_header(
@@ -255,7 +237,7 @@ def test_csv_files_joined_with_their_headers_are_refused_at_the_repeated_header(
     # exit 0; traces joined so were refused by ingest as "unknown verdict 'verdict' ...
     # --alias", a way through that does not fit. Now refused at the line that repeats the
     # header, in agree's words for the same row of a ratings table.
-    labels = _write(
+    labels = write_text(
         tmp_path / "l.csv", "sentence_id,gold\ns1,ok\ns2,wrong\nsentence_id,gold\ns3,ok\n"
     )
     out = tmp_path / "l.jsonl"
@@ -264,7 +246,7 @@ def test_csv_files_joined_with_their_headers_are_refused_at_the_repeated_header(
     assert code == 2
     assert f"{labels}:4: the header again (each cell is its column's name)" in err
     assert not out.exists()
-    traces = _write(tmp_path / "t.csv", _SPLIT + _SPLIT.splitlines(keepends=True)[0])
+    traces = write_text(tmp_path / "t.csv", _SPLIT + _SPLIT.splitlines(keepends=True)[0])
     code, _, err = run_cli(["ingest", "generic", str(traces), "-o", str(out)], capsys)
     assert code == 2
     assert f"{traces}:6: the header again (each cell is its column's name)" in err
@@ -277,7 +259,9 @@ def test_a_label_rule_beside_a_has_error_column_is_refused(
     # let the rule overwrite has_error with no word (s1 has_error true, gold ok: written
     # has_error false; s2 the other way round), exit 0. Now refused naming both columns;
     # `--map has_error=` (the rule's labels) is the way through: s1 false, s2 true.
-    table = _write(tmp_path / "l.csv", "sentence_id,has_error,gold\ns1,true,ok\ns2,false,wrong\n")
+    table = write_text(
+        tmp_path / "l.csv", "sentence_id,has_error,gold\ns1,true,ok\ns2,false,wrong\n"
+    )
     out = tmp_path / "l.jsonl"
     args = ["ingest", "generic-labels", str(table), "-o", str(out)]
     args += ["--label-rule", "gold = wrong -> error"]
@@ -300,7 +284,7 @@ def test_disagreements_say_the_rows_dropped_at_ingest(
     # 3 rows dropped: gpt 2, claude 1). main's metrics said them on its second line, its
     # disagreements nothing, though gpt's row 2 (no verdict, an error) is among them as an FN
     # 'with no claims' the judge and attribution get. Now the same line, second.
-    table = _write(
+    table = write_text(
         tmp_path / "w.csv",
         "id,claim,gpt,claude,gold\n1,a,refuted,refuted,wrong\n2,b,NA,supported,wrong\n"
         "3,c,supported,supported,ok\n4,d,NA,NA,wrong\n5,e,refuted,supported,ok\n",
@@ -329,7 +313,7 @@ def test_a_label_whose_rows_were_dropped_at_ingest_is_named_so(
     # A separate labels file, and question q2's every row without a verdict (dropped at
     # ingest, the count in the Parquet footer). main refused "no trace has sentence_id '3'"
     # with no word of the cause; now the line adds the dropped rows and the way.
-    table = _write(
+    table = write_text(
         tmp_path / "w.csv",
         "id,qid,claim,gpt\n1,q1,a,refuted\n2,q1,b,supported\n3,q2,c,NA\n4,q2,d,NA\n",
     )
@@ -338,7 +322,7 @@ def test_a_label_whose_rows_were_dropped_at_ingest_is_named_so(
     args += ["--map", "qid=question_id", "--verdict-column", "gpt", "--option", "no_verdict=drop"]
     code, _, err = run_cli(args, capsys)
     assert code == 0, err
-    labels = _write(tmp_path / "l.csv", "sentence_id,has_error\n1,true\n2,false\n3,true\n")
+    labels = write_text(tmp_path / "l.csv", "sentence_id,has_error\n1,true\n2,false\n3,true\n")
     for command in ("metrics", "disagreements"):
         args = [command, "--traces", str(traces), "--labels", str(labels)]
         args += ["-o", str(tmp_path / "d.jsonl")] if command == "disagreements" else []
@@ -355,9 +339,9 @@ def test_compare_checks_a_claim_label_naming_no_sentence(
     # gpt and claude, shared labels s1, s3 per sentence and s2 through its claim s2c1 alone
     # (sentence_id empty). main paired n 2 sentences (s2, an error, left out) at exit 0; now
     # refused as metrics and disagreements refuse it.
-    gpt = _write(tmp_path / "gpt.csv", _SPLIT)
-    claude = _write(tmp_path / "claude.csv", _SPLIT.replace("gpt,", "claude,"))
-    labels = _write(
+    gpt = write_text(tmp_path / "gpt.csv", _SPLIT)
+    claude = write_text(tmp_path / "claude.csv", _SPLIT.replace("gpt,", "claude,"))
+    labels = write_text(
         tmp_path / "l.csv", "sentence_id,claim_id,has_error\ns1,,false\n,s2c1,true\ns3,,false\n"
     )
     args = ["compare", "--traces", str(gpt), "--traces", str(claude), "--labels", str(labels)]
@@ -371,13 +355,13 @@ def test_two_retrievers_ranks_in_one_passage_list_name_a_way_through(
 ) -> None:
     # A trace whose passages hold bm25's rank 1 and dense's rank 1: refused "rank 1 appears
     # twice; ranks must be unique" with no way through; now it names the two.
-    traces = _write(
+    traces = write_text(
         tmp_path / "t.jsonl",
         '{"system":"rag","question_id":"q1","sentence_id":"s1","claim_id":"c1","claim":"a",'
         '"verdict":"refuted","passages":[{"passage_id":"p1","rank":1,"text":"x"},'
         '{"passage_id":"p2","rank":1,"text":"y"}]}\n',
     )
-    labels = _write(tmp_path / "l.csv", "sentence_id,has_error\ns1,true\n")
+    labels = write_text(tmp_path / "l.csv", "sentence_id,has_error\ns1,true\n")
     code, _, err = run_cli(["metrics", "--traces", str(traces), "--labels", str(labels)], capsys)
     assert code == 2
     assert "rank 1 appears twice; ranks must be unique (two retrievers' rankings" in err

@@ -29,47 +29,15 @@ def _reviewed_where_the_judge_was_unsure(root: Path) -> None:
     drawn by `review plan -n 20 --seed 0`; the judge flagged itself uncertain on 10 of the
     drawn units (Label Studio shows them "[judge uncertain]") and alice reviewed just those
     10, partial_entity on each."""
-    import pandas as pd
-
-    from failcodes.annotations import Annotation, CoderKind
-    from failcodes.codebook import bundled
-    from failcodes.hashing import file_sha256
-    from failcodes.reviewplan import draw_plan
     from failcodes.study.layout import StudyLayout
-    from failcodes.units import UnitKind
-    from tests.test_review_plan import HIGH, coded_table, human, write_reviews
+    from tests.review_helpers import drawn_plan_study, judge_annotations
+    from tests.test_review_plan import human, write_reviews
 
     judge = {f"u{n:02d}": "exact_entity" for n in range(40)}
-    layout = StudyLayout.of(root)
-    table = layout.per_passage("ds")
-    table.parent.mkdir(parents=True)
-    coded_table(judge, dict.fromkeys(judge, "A")).to_csv(table, index=False)
-    plan = draw_plan(
-        pd.read_csv(table),
-        UnitKind.RETRIEVAL,
-        name="p",
-        size=20,
-        seed=0,
-        source=table.relative_to(root).as_posix(),
-        source_sha256=file_sha256(table),
-    )
-    path = root / "review" / "plans" / "p.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(plan.model_dump_json(), encoding="utf-8")
-    unsure = sorted(plan.estimation_ids())[:10]
-    machine = [
-        Annotation(
-            unit_id=u,
-            unit_kind=UnitKind.RETRIEVAL,
-            codebook=bundled().ref(),
-            coder="gpt",
-            coder_kind=CoderKind.LLM,
-            codes={"entity_match": code, **HIGH},
-            uncertain=u in unsure,
-        )
-        for u, code in judge.items()
-    ]
-    write_reviews(layout.judge_run("ds", "retrieval") / "annotations.jsonl", machine)
+    unsure = drawn_plan_study(root, judge)[:10]
+    machine = judge_annotations(judge, uncertain=unsure)
+    run = StudyLayout.of(root).judge_run("ds", "retrieval")
+    write_reviews(run / "annotations.jsonl", machine)
     write_reviews(root / "review" / "alice.jsonl", [human(u, "partial_entity") for u in unsure])
 
 

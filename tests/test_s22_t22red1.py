@@ -6,30 +6,12 @@ hand computation beside the assertion.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
-
-
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def _counts(stdout: str, mapping: str) -> dict[str, tuple[int, int, int, int]]:
-    """system -> (TP, FP, FN, TN) of one mapping, from `metrics --format csv`."""
-    rows = csv.DictReader(io.StringIO(stdout))
-    return {
-        r["system"]: (int(r["tp"]), int(r["fp"]), int(r["fn"]), int(r["tn"]))
-        for r in rows
-        if r["mapping"] == mapping
-    }
-
+from tests.cli_helpers import metrics_counts, run_cli, write_text
 
 #: Four sentences of one system, FEVER's verdict words.
 _FEVER = (
@@ -58,7 +40,7 @@ def test_a_wide_labels_table_is_refused_with_the_reshape(
     # Main refused it as an unknown column naming --map alone (CSV), or with the label rule's
     # way (JSONL, xlsx: "labels written other than true/false ... --label-rule"), which has no
     # column to rule on; neither said the table must be one row per label.
-    wide = _write(tmp_path / name, text)
+    wide = write_text(tmp_path / name, text)
     code, _, err = run_cli(
         ["ingest", "generic-labels", str(wide), "-o", str(tmp_path / "o.jsonl")], capsys
     )
@@ -75,8 +57,8 @@ def test_the_wide_hint_ways_through_give_the_hand_counts(
     # The ways the line names, taken. Labels (majority column = majority of dr_a..dr_c):
     # s1 0, s2 1, s3 1, s4 0. Traces: s1 SUPPORTS, s2 REFUTES, s3 NEI, s4 SUPPORTS.
     # Under refuted by hand: s2 TP, s3 FN, s1 and s4 TN -> TP 1, FP 0, FN 1, TN 2.
-    traces = _write(tmp_path / "t.csv", _FEVER)
-    wide = _write(
+    traces = write_text(tmp_path / "t.csv", _FEVER)
+    wide = write_text(
         tmp_path / "w.csv",
         "sentence_id,dr_a,dr_b,dr_c,majority\ns1,0,0,1,0\ns2,1,1,0,1\ns3,1,0,1,1\ns4,0,0,0,0\n",
     )
@@ -90,7 +72,7 @@ def test_the_wide_hint_ways_through_give_the_hand_counts(
         rows += [
             f"{sid},{who},{v}" for who, v in zip(("dr_a", "dr_b", "dr_c"), votes[:3], strict=True)
         ]
-    long = _write(tmp_path / "long.csv", "\n".join(rows) + "\n")
+    long = write_text(tmp_path / "long.csv", "\n".join(rows) + "\n")
     melted = tmp_path / "melted.jsonl"
     args = ["ingest", "generic-labels", str(long), "--option", "consensus=majority"]
     assert run_cli([*args, "-o", str(melted)], capsys)[0] == 0
@@ -98,7 +80,7 @@ def test_the_wide_hint_ways_through_give_the_hand_counts(
         args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
         code, out, err = run_cli([*args, "--bootstrap", "0", "--format", "csv"], capsys)
         assert code == 0, err
-        assert _counts(out, "refuted") == {"gpt": (1, 0, 1, 2)}
+        assert metrics_counts(out, "refuted") == {"gpt": (1, 0, 1, 2)}
     assert json.loads(melted.read_text().splitlines()[2])["has_error"] is True  # s3: 2 of 3
 
 
@@ -113,9 +95,9 @@ def test_a_system_name_written_with_another_dash_is_refused(
     # TN 1 by hand; case or spacing alone ('gpt-4o', 'GPT 4o' with a no-break space) was
     # already refused.
     header = "system,question_id,sentence_id,claim_id,claim,verdict\n"
-    one = _write(tmp_path / "a.csv", header + "GPT-4o,q1,s1,c1,one,supported\n")
-    two = _write(tmp_path / "b.csv", header + f"GPT{dash}4o,q1,s2,c2,two,refuted\n")
-    labels = _write(tmp_path / "l.csv", "sentence_id,has_error\ns1,false\ns2,true\n")
+    one = write_text(tmp_path / "a.csv", header + "GPT-4o,q1,s1,c1,one,supported\n")
+    two = write_text(tmp_path / "b.csv", header + f"GPT{dash}4o,q1,s2,c2,two,refuted\n")
+    labels = write_text(tmp_path / "l.csv", "sentence_id,has_error\ns1,false\ns2,true\n")
     out = tmp_path / "o.jsonl"
     if command == "metrics":
         args = ["metrics", "--traces", str(one), "--traces", str(two), "--labels", str(labels)]
@@ -132,7 +114,7 @@ def test_compare_columns_named_with_two_dashes_are_refused(
 ) -> None:
     # A sheet of paired outcomes, gpt-4o's column twice (once typed with an en dash): main
     # compared them as two systems (McNemar of a system with itself, renamed).
-    table = _write(tmp_path / "c.csv", "gpt-4o,GPT\u20134o,truth\n1,1,1\n0,1,0\n1,0,1\n")
+    table = write_text(tmp_path / "c.csv", "gpt-4o,GPT\u20134o,truth\n1,1,1\n0,1,0\n1,0,1\n")
     code, _, err = run_cli(["compare", str(table), "--truth", "truth"], capsys)
     assert code == 2
     assert "column 'GPT\u20134o' is 'gpt-4o' written another way" in err
@@ -156,8 +138,8 @@ def test_fever_verdict_words_are_said_on_the_first_line(
     # only true/false on the first line, so a file whose NEI meant something else (a refusal
     # to answer, say) was read as no_evidence with no word. The counts are unchanged; by hand
     # under refuted: s2 REFUTES TP, s3 NEI and s4 SUPPORTS FN, s1 TN -> TP 1, FP 0, FN 2, TN 1.
-    traces = _write(tmp_path / "t.csv", _FEVER)
-    labels = _write(tmp_path / "l.csv", _FEVER_LABELS)
+    traces = write_text(tmp_path / "t.csv", _FEVER)
+    labels = write_text(tmp_path / "l.csv", _FEVER_LABELS)
     args = [command, "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
     extra = ["--bootstrap", "0"] if command == "metrics" else ["-o", str(tmp_path / "d.jsonl")]
     code, out, err = run_cli([*args, *extra], capsys)
@@ -166,7 +148,7 @@ def test_fever_verdict_words_are_said_on_the_first_line(
     assert first.startswith("Assumed: ") and first.endswith("; " + _FEVER_READ)
     if command == "metrics":
         code, out, err = run_cli([*args, *extra, "--format", "csv"], capsys)
-        assert _counts(out, "refuted") == {"gpt": (1, 0, 2, 1)}
+        assert metrics_counts(out, "refuted") == {"gpt": (1, 0, 2, 1)}
         assert err.strip() == _FEVER_READ  # printed rows hold no field for it: stderr
     else:  # two disagreements: s3 and s4 missed
         assert len((tmp_path / "d.jsonl").read_text().splitlines()) == 2
@@ -184,9 +166,9 @@ def test_nli_words_from_jsonl_and_a_foreign_parquet_are_counted(
         | {"claim": f"claim {i}", "verdict": v}
         for i, v in enumerate(["entailment", "contradiction", "neutral", "Entailment"], 1)
     ]
-    jsonl = _write(tmp_path / "t.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    jsonl = write_text(tmp_path / "t.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
     pd.DataFrame(rows).to_parquet(tmp_path / "t.parquet", index=False)
-    labels = _write(tmp_path / "l.csv", _FEVER_LABELS)
+    labels = write_text(tmp_path / "l.csv", _FEVER_LABELS)
     said = (
         "verdicts read by the default aliases: 'contradiction' as refuted (1), 'entailment' as "
         "supported (2), 'neutral' as no_evidence (1)"
@@ -198,7 +180,7 @@ def test_nli_words_from_jsonl_and_a_foreign_parquet_are_counted(
         assert said in out.splitlines()[0]
         # by hand, refuted: s2 TP, s3 (neutral) FN, s4 (entailment) FN, s1 TN
         code, out, _ = run_cli([*args, "--format", "csv"], capsys)
-        assert _counts(out, "refuted") == {"nli": (1, 0, 2, 1)}
+        assert metrics_counts(out, "refuted") == {"nli": (1, 0, 2, 1)}
 
 
 def test_ingest_says_the_words_it_read_unless_aliased(
@@ -207,7 +189,7 @@ def test_ingest_says_the_words_it_read_unless_aliased(
     # ingest generic's note said true/false only; --alias naming a word takes it out of the
     # note (the reader said what it means). Canonical words (supported, No Evidence) are
     # never said.
-    traces = _write(tmp_path / "t.csv", _FEVER + "gpt,q3,s5,c5,Zinc cures colds,No Evidence\n")
+    traces = write_text(tmp_path / "t.csv", _FEVER + "gpt,q3,s5,c5,Zinc cures colds,No Evidence\n")
     out = tmp_path / "o.jsonl"
     code, _, err = run_cli(["ingest", "generic", str(traces), "-o", str(out)], capsys)
     assert code == 0
@@ -247,8 +229,8 @@ def test_printed_json_rows_say_true_false_on_stderr(
         | {"claim": f"claim {i}", "verdict": v}
         for i, v in enumerate([True, False, False, True], 1)
     ]
-    traces = _write(tmp_path / "t.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
-    labels = _write(tmp_path / "l.csv", _FEVER_LABELS)
+    traces = write_text(tmp_path / "t.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    labels = write_text(tmp_path / "l.csv", _FEVER_LABELS)
     args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
     args += ["--format", "json"]
     direct = subprocess.run(
@@ -283,7 +265,7 @@ def test_a_verdict_object_and_a_map_naming_no_column_name_the_way_through(
     # TP 1, TN 1 under refuted by hand (s1 SUPPORTS no error, s2 REFUTES an error).
     import pandas as pd
 
-    nested = _write(tmp_path / "n.jsonl", _NESTED)
+    nested = write_text(tmp_path / "n.jsonl", _NESTED)
     out = tmp_path / "o.jsonl"
     code, _, err = run_cli(["ingest", "generic", str(nested), "-o", str(out)], capsys)
     assert code == 2
@@ -299,10 +281,10 @@ def test_a_verdict_object_and_a_map_naming_no_column_name_the_way_through(
     pd.json_normalize(records).to_json(flat, orient="records", lines=True)
     args = ["ingest", "generic", str(flat), "-o", str(out), "--map", "verdict.label=verdict"]
     assert run_cli([*args, "--map", "verdict.score="], capsys)[0] == 0
-    labels = _write(tmp_path / "l.csv", "sentence_id,has_error\ns1,false\ns2,true\n")
+    labels = write_text(tmp_path / "l.csv", "sentence_id,has_error\ns1,false\ns2,true\n")
     args = ["metrics", "--traces", str(out), "--labels", str(labels), "-m", "refuted"]
     code, table, _ = run_cli([*args, "--format", "csv"], capsys)
-    assert _counts(table, "refuted") == {"gpt": (1, 0, 0, 1)}
+    assert metrics_counts(table, "refuted") == {"gpt": (1, 0, 0, 1)}
 
 
 @pytest.mark.parametrize("name", ["l.csv", "l.jsonl"])
@@ -315,7 +297,7 @@ def test_labels_keyed_by_sentence_text_name_the_join(
     # TN; s2 refuted, an error -> TP: TP 1, FP 0, FN 0, TN 1.
     import pandas as pd
 
-    traces = _write(
+    traces = write_text(
         tmp_path / "t.csv",
         "system,question_id,sentence_id,claim_id,claim,sentence,verdict\n"
         "gpt,q1,s1,c1,Aspirin thins blood,Aspirin thins blood.,supported\n"
@@ -326,7 +308,7 @@ def test_labels_keyed_by_sentence_text_name_the_join(
         text = "sentence,has_error\n" + "".join(f"{s},{str(e).lower()}\n" for s, e in rows)
     else:
         text = "".join(json.dumps({"sentence": s, "has_error": e}) + "\n" for s, e in rows)
-    labels = _write(tmp_path / name, text)
+    labels = write_text(tmp_path / name, text)
     args = ["metrics", "--traces", str(traces), "-m", "refuted", "--format", "csv"]
     code, _, err = run_cli([*args, "--labels", str(labels)], capsys)
     assert code == 2
@@ -336,7 +318,7 @@ def test_labels_keyed_by_sentence_text_name_the_join(
     joined[["sentence_id", "has_error"]].to_csv(tmp_path / "joined.csv", index=False)
     code, out, err = run_cli([*args, "--labels", str(tmp_path / "joined.csv")], capsys)
     assert code == 0, err
-    assert _counts(out, "refuted") == {"gpt": (1, 0, 0, 1)}
+    assert metrics_counts(out, "refuted") == {"gpt": (1, 0, 0, 1)}
 
 
 def test_per_system_label_files_to_generic_labels_name_its_own_way(
@@ -349,16 +331,18 @@ def test_per_system_label_files_to_generic_labels_name_its_own_way(
     # file; taken: gpt s1 supported/no error TN, s2 refuted/error TP -> TP 1, FP 0, FN 0, TN 1;
     # claude s1 supported/error FN, s2 supported/no error TN, s3 refuted/error TP -> 1, 0, 1, 1.
     header = "system,question_id,sentence_id,claim_id,claim,verdict\n"
-    gpt = _write(
+    gpt = write_text(
         tmp_path / "gpt.csv", header + "gpt,q1,s1,c1,a,supported\ngpt,q1,s2,c2,b,refuted\n"
     )
-    claude = _write(
+    claude = write_text(
         tmp_path / "claude.csv",
         header + "claude,q1,s1,c1,c,supported\nclaude,q1,s2,c2,d,supported\n"
         "claude,q1,s3,c3,e,refuted\n",
     )
-    lg = _write(tmp_path / "gpt.l.csv", "sentence_id,has_error\ns1,false\ns2,true\n")
-    lc = _write(tmp_path / "claude.l.csv", "sentence_id,has_error\ns1,true\ns2,false\ns3,true\n")
+    lg = write_text(tmp_path / "gpt.l.csv", "sentence_id,has_error\ns1,false\ns2,true\n")
+    lc = write_text(
+        tmp_path / "claude.l.csv", "sentence_id,has_error\ns1,true\ns2,false\ns3,true\n"
+    )
     merged = tmp_path / "all.jsonl"
     args = ["ingest", "generic-labels", str(lg), str(lc), "-o", str(merged)]
     code, _, err = run_cli([*args, "--option", "duplicates=same"], capsys)
@@ -372,7 +356,7 @@ def test_per_system_label_files_to_generic_labels_name_its_own_way(
     args = ["metrics", "--traces", str(gpt), "--traces", str(claude), "--labels", str(merged)]
     code, out, err = run_cli([*args, "-m", "refuted", "--format", "csv"], capsys)
     assert code == 0, err
-    assert _counts(out, "refuted") == {"gpt": (1, 0, 0, 1), "claude": (1, 0, 1, 1)}
+    assert metrics_counts(out, "refuted") == {"gpt": (1, 0, 0, 1), "claude": (1, 0, 1, 1)}
 
 
 def test_a_study_says_the_verdict_words_its_ingest_read(
@@ -388,10 +372,10 @@ def test_a_study_says_the_verdict_words_its_ingest_read(
 
     root = tmp_path / "study"
     root.mkdir()
-    _write(root / "t.csv", _FEVER)
-    _write(root / "l.csv", _FEVER_LABELS)
+    write_text(root / "t.csv", _FEVER)
+    write_text(root / "l.csv", _FEVER_LABELS)
     shutil.copy(bundled_dir() / "medical-fact-check.v1.yaml", root)
-    _write(
+    write_text(
         root / "failcodes.toml",
         'name = "fever"\ncodebook = "medical-fact-check.v1.yaml"\n[[datasets]]\nname = "fv"\n'
         '[[datasets.ingest]]\nadapter = "generic"\npaths = ["t.csv"]\n'
@@ -417,13 +401,13 @@ def test_a_verdict_with_a_full_stop_names_its_alias(
     # `--alias RAW=CANONICAL` way. Now the line names the word it is with punctuation and the
     # alias to give; taken, by hand under refuted: s1 supported/no error TN, s2 refuted/error
     # TP, s3 supported/error FN, s4 refuted/no error FP -> TP 1, FP 1, FN 1, TN 1.
-    traces = _write(
+    traces = write_text(
         tmp_path / "t.csv",
         "system,question_id,sentence_id,claim_id,claim,verdict\n"
         "gpt,q1,s1,c1,a,Supported.\ngpt,q1,s2,c2,b,REFUTED.\n"
         "gpt,q2,s3,c3,c,supported\ngpt,q2,s4,c4,d,Refuted!\n",
     )
-    labels = _write(
+    labels = write_text(
         tmp_path / "l.csv", "sentence_id,has_error\ns1,false\ns2,true\ns3,true\ns4,false\n"
     )
     args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
@@ -437,4 +421,4 @@ def test_a_verdict_with_a_full_stop_names_its_alias(
     assert run_cli([*ingest, *(x for a in aliases for x in ("--alias", a))], capsys)[0] == 0
     code, table, _ = run_cli([*args[:2], str(out), *args[3:], "--format", "csv"], capsys)
     assert code == 0
-    assert _counts(table, "refuted") == {"gpt": (1, 1, 1, 1)}
+    assert metrics_counts(table, "refuted") == {"gpt": (1, 1, 1, 1)}

@@ -43,51 +43,24 @@ def _reviewed_where_the_panel_split(root: Path) -> None:
     `review plan -n 20 --seed 0`, 10 not drawn): a tie the primary a breaks, so the consensus
     is exact_entity on all 40 and the panel splits on those 20. alice reviewed just the 10
     drawn split units, partial_entity on each."""
-    import pandas as pd
-
-    from failcodes.annotations import Annotation, CoderKind
+    from failcodes.annotations import Annotation
     from failcodes.codebook import bundled
-    from failcodes.hashing import file_sha256
     from failcodes.judge.panelrun import PanelReport
     from failcodes.panel import consensus, split_units
-    from failcodes.reviewplan import draw_plan
     from failcodes.study.layout import StudyLayout
     from failcodes.units import UnitKind
-    from tests.test_review_plan import HIGH, coded_table, human, write_reviews
+    from tests.review_helpers import drawn_plan_study, judge_annotations
+    from tests.test_review_plan import human, write_reviews
 
     cb = bundled()
     judge = {f"u{n:02d}": "exact_entity" for n in range(40)}
     layout = StudyLayout.of(root)
-    table = layout.per_passage("ds")
-    table.parent.mkdir(parents=True)
-    coded_table(judge, dict.fromkeys(judge, "A")).to_csv(table, index=False)
-    plan = draw_plan(
-        pd.read_csv(table),
-        UnitKind.RETRIEVAL,
-        name="p",
-        size=20,
-        seed=0,
-        source=table.relative_to(root).as_posix(),
-        source_sha256=file_sha256(table),
-    )
-    path = root / "review" / "plans" / "p.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(plan.model_dump_json(), encoding="utf-8")
-    drawn = sorted(plan.estimation_ids())
+    drawn = drawn_plan_study(root, judge)
     split = drawn[:10] + sorted(set(judge) - set(drawn))[:10]
 
     def member(name: str, differs: list[str]) -> list[Annotation]:
-        return [
-            Annotation(
-                unit_id=u,
-                unit_kind=UnitKind.RETRIEVAL,
-                codebook=cb.ref(),
-                coder=name,
-                coder_kind=CoderKind.LLM,
-                codes={"entity_match": "partial_entity" if u in differs else code, **HIGH},
-            )
-            for u, code in judge.items()
-        ]
+        codes = {u: "partial_entity" if u in differs else code for u, code in judge.items()}
+        return judge_annotations(codes, coder=name)
 
     panel = {"openai:a": member("openai:a", []), "openai:b": member("openai:b", split)}
     units = consensus(panel, cb.part(UnitKind.RETRIEVAL), "openai:a")
@@ -366,51 +339,16 @@ def test_reviewed_units_the_judge_left_unscored_are_said_beside_the_agreement(
     # exact_entity on the rest, as alice did. Human vs judge entity_match read percent 1.000
     # over 15 units (15 of 15 alike), with no word of the 5 reviewed units the judge failed on:
     # the judge's agreement over the units it could answer, read as over the units reviewed.
-    import pandas as pd
-
-    from failcodes.annotations import Annotation, CoderKind, Status
-    from failcodes.codebook import bundled
-    from failcodes.hashing import file_sha256
     from failcodes.report.rundir import load_run_dir
-    from failcodes.reviewplan import draw_plan
     from failcodes.study.layout import StudyLayout
-    from failcodes.units import UnitKind
-    from tests.test_review_plan import HIGH, coded_table, human, write_reviews
+    from tests.review_helpers import drawn_plan_study, judge_annotations
+    from tests.test_review_plan import human, write_reviews
 
     judge = {f"u{n:02d}": "exact_entity" for n in range(40)}
     layout = StudyLayout.of(tmp_path)
-    table = layout.per_passage("ds")
-    table.parent.mkdir(parents=True)
-    coded_table(judge, dict.fromkeys(judge, "A")).to_csv(table, index=False)
-    plan = draw_plan(
-        pd.read_csv(table),
-        UnitKind.RETRIEVAL,
-        name="p",
-        size=20,
-        seed=0,
-        source=table.relative_to(tmp_path).as_posix(),
-        source_sha256=file_sha256(table),
-    )
-    path = tmp_path / "review" / "plans" / "p.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(plan.model_dump_json(), encoding="utf-8")
-    drawn = sorted(plan.estimation_ids())
+    drawn = drawn_plan_study(tmp_path, judge)
     failed = set(drawn[:5])
-    machine = [
-        Annotation(
-            unit_id=u,
-            unit_kind=UnitKind.RETRIEVAL,
-            codebook=bundled().ref(),
-            coder="gpt",
-            coder_kind=CoderKind.LLM,
-            **(
-                {"status": Status.UNSCORED, "reason": "invalid answer"}
-                if u in failed
-                else {"codes": {"entity_match": code, **HIGH}}
-            ),
-        )
-        for u, code in judge.items()
-    ]
+    machine = judge_annotations(judge, unscored=failed)
     write_reviews(layout.judge_run("ds", "retrieval") / "annotations.jsonl", machine)
     reviews = [human(u, "partial_entity" if u in failed else "exact_entity") for u in drawn]
     write_reviews(tmp_path / "review" / "alice.jsonl", reviews)

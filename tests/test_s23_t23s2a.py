@@ -201,12 +201,10 @@ def test_agreement_over_reviews_made_with_the_judges_codes_shown_says_so_beside_
     where the corrected shares' caption says they may lean toward the judge."""
     from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-    from failcodes.annotations import Annotation, CoderKind
-    from failcodes.codebook import bundled
     from failcodes.report.rundir import load_run_dir
     from failcodes.study.layout import StudyLayout
-    from failcodes.units import UnitKind
-    from tests.test_review_plan import HIGH, half_reviewed_study, human, write_reviews
+    from tests.review_helpers import judge_annotations
+    from tests.test_review_plan import half_reviewed_study, human, write_reviews
 
     entity = {f"a{i}": ("exact_entity" if i % 2 == 0 else "partial_entity") for i in range(20)}
     sample = [f"a{i}" for i in range(10)]
@@ -218,17 +216,7 @@ def test_agreement_over_reviews_made_with_the_judges_codes_shown_says_so_beside_
         for i, (u, code) in enumerate(zip(sample, mine, strict=True))
     ]
     half_reviewed_study(tmp_path, entity, sample, reviews)
-    judge = [
-        Annotation(
-            unit_id=u,
-            unit_kind=UnitKind.RETRIEVAL,
-            codebook=bundled().ref(),
-            coder="gpt",
-            coder_kind=CoderKind.LLM,
-            codes={"entity_match": code, **HIGH},
-        )
-        for u, code in entity.items()
-    ]
+    judge = judge_annotations(entity)
     write_reviews(
         StudyLayout.of(tmp_path).judge_run("ds", "retrieval") / "annotations.jsonl", judge
     )
