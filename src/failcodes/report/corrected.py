@@ -436,8 +436,11 @@ def attribution_rows(
     on the plan's reviewed estimation-sample units only. Items are grouped by how their
     passages fall in the plan's strata (:func:`_composition`); a group with fewer than 2 fully
     reviewed items cannot be estimated and is left out of all three shares (the row says how
-    many items and which groups). Keys: ``system``, ``stage``, ``items``, ``reviewed``,
-    ``estimates`` (:class:`ShareEstimates` or None), ``undefined_reason`` and ``left_out``.
+    many items and which groups). A system whose every item's stage no judge code enters
+    (closed-book, gold evidence) has nothing a review could correct: no estimate, ``reviewed``
+    0, and ``fixed`` holds the rule's share (else None). Keys: ``system``, ``stage``,
+    ``items``, ``reviewed``, ``estimates`` (:class:`ShareEstimates` or None),
+    ``undefined_reason``, ``left_out`` and ``fixed``.
     """
     out: list[dict[str, Any]] = []
     for system in sorted({p.system for p in pairs}):
@@ -468,18 +471,39 @@ def attribution_rows(
                 for _, group in sorted(kept.items())
             ]
             estimates, reason = _estimate(strata)
+            fixed = None
+            if set(kept) == {NO_JUDGE_CODE}:
+                # a closed-book (or gold-evidence) system: the rule fixes every item's stage
+                # and its "review" cannot differ from it, so 23 such items read human-only and
+                # corrected 100.0 [85.2, 100.0] as if reviewed and found so
+                fixed = sum(p.judge == stage for p in kept[NO_JUDGE_CODE]) / len(
+                    kept[NO_JUDGE_CODE]
+                )
+                estimates, reason = None, _fixed_text(len(kept[NO_JUDGE_CODE]), fixed)
             out.append(
                 {
                     "system": system,
                     "stage": stage.value,
                     "items": len(mine),
-                    "reviewed": sum(p.human is not None for p in mine),
+                    # no review entered a fixed stage: "reviewed 23" read as 23 reviews
+                    "reviewed": 0 if fixed is not None else sum(p.human is not None for p in mine),
                     "estimates": estimates,
                     "undefined_reason": reason,
                     "left_out": left_out,
+                    "fixed": fixed,
                 }
             )
     return out
+
+
+def _fixed_text(items: int, share: float) -> str:
+    """Beside a system whose every item's stage no judge code enters (nothing to correct)."""
+    return (
+        f"no judge code enters the stage of any of its {items} items (closed-book, gold "
+        f"evidence or no passage): the attribution rule fixes it and no review can change it, "
+        f"so its share ({_pct(share)}) is the rule's by construction, not a review finding; "
+        "no human-only or corrected share"
+    )
 
 
 def attribution_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -493,6 +517,8 @@ def attribution_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
             "reviewed": r["reviewed"],
         }
         rec.update(_estimate_columns(r["estimates"], r["undefined_reason"], judge_stratified=False))
+        if r.get("fixed") is not None:  # the rule's share: the judge-only column holds it
+            rec["judge-only (%)"] = _pct(r["fixed"])
         if r["left_out"]:
             rec["note"] = "; ".join(n for n in (r["left_out"], rec["note"]) if n)
         records.append(rec)
