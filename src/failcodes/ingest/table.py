@@ -55,7 +55,7 @@ from failcodes.hashing import content_hash
 from failcodes.ingest.label_rule import LabelRule, Outcome
 from failcodes.ingest.label_targets import RuleLabels
 from failcodes.ingest.nested import INDEX_MARK, RowsPath, is_document, rows_of
-from failcodes.ingest.repeats import KeyHashes
+from failcodes.ingest.repeats import KeyHashes, KeyValues
 from failcodes.jsonio import byte_blocks, jsonl_lines, jsonl_object
 from failcodes.labelcols import TOTAL_ID_FIELDS, total_id_problem
 from failcodes.labels import Label
@@ -802,10 +802,12 @@ class TableStream:
     ``notes`` are complete when the iteration has ended. ``ingest`` writes the traces as they
     come, so memory follows one trace, 8 bytes a trace for the keys
     (:class:`~failcodes.ingest.repeats.KeyHashes`) and the labels, not every trace with its
-    passages. A repeated key is checked in batches: it is raised at the latest when the
-    stream ends, and always before any later error of the input (the same first error, with
-    the line it first appeared at, as a check row by row would give), so a consumer must not
-    act on the traces before the stream has ended (``ingest`` stages its output).
+    passages; 16 bytes a sentence for its text and its verifier (:class:`_Checks`). A
+    repeated key, a sentence's second text or second verifier is checked in batches: it is
+    raised at the latest when the stream ends, and always before any later error of the input
+    (the same first error, with the line it first appeared at, as a check row by row would
+    give), so a consumer must not act on the traces before the stream has ended (``ingest``
+    stages its output).
     """
 
     def __init__(self, paths: Iterable[Path], spec: TableSpec, *, lines: bool = False) -> None:
@@ -835,13 +837,14 @@ class TableStream:
     def __iter__(self) -> Iterator[Trace | TraceLine]:
         tally = _Tally(RuleLabels(self.spec.label_level, same_text=not self.spec.label_scope_given))
         tally.scores.error = self.spec.score_means == "error"
-        keys = KeyHashes()
+        checks = _Checks()
         try:
             for row in self._rows(tally, lines=self.lines):
-                if row.trace.verifier is not None:  # (said before its claim id's repeat)
-                    _one_verifier(tally.verifiers, row, self.spec)
-                if keys.add(_key_hash(row.trace)):
-                    self._confirm(keys)
+                checks.rows, checks.texted = checks.rows + 1, False
+                # (a second verifier is said before its claim id's repeat)
+                full = row.trace.verifier is not None and checks.verifier(row.trace)
+                if checks.keys.add(_key_hash(row.trace)) or full:
+                    self._confirm(checks)
                 if row.trace.claim_id != row.trace.sentence_id:
                     tally.labels.claim_level()
                 if row.label is not None:
@@ -860,8 +863,9 @@ class TableStream:
                     _one_record(tally.records, row, self._places, listed=self._listed)
                 if len(self.paths) > 1:
                     _sentence_in_one_file(tally.sentence_files, row, self._places)
-                if row.trace.sentence:
-                    _one_text(tally.texts, row)
+                checks.texted = True
+                if row.trace.sentence and checks.text(row.trace):
+                    self._confirm(checks)
                 if self.spec.verdict_threshold is not None:
                     tally.scores.add(row.trace)
                 if self._flags:
@@ -872,9 +876,9 @@ class TableStream:
                     tally.truths[word] += 1
                 yield row.trace
         except InputError:
-            self._confirm(keys)  # a repeated key before the bad row is the first error
+            self._confirm(checks)  # a repeated key before the bad row is the first error
             raise
-        self._confirm(keys)
+        self._confirm(checks)
         self._finish(tally)
 
     def _rows(self, tally: _Tally, *, lines: bool = False) -> Iterator[_Row]:
@@ -1000,29 +1004,47 @@ class TableStream:
         tally.count += 1
         return _Row(trace, label, raw, path, line, where)
 
-    def _confirm(self, keys: KeyHashes) -> None:
-        """Raise the first repeated (system, claim_id) among the keys added so far, if any.
+    def _confirm(self, checks: _Checks) -> None:
+        """Raise the first repeated key, second verifier or second text of the rows so far.
 
-        Only when a hash repeats: the input is read again up to the last key added, keeping
-        the keys (and where they were read) of those hashes alone, so the error names the
-        first repeat and where its key first appeared, as a check row by row would.
+        A repeated (system, claim_id), a sentence's verifier or text other than its first.
+        Only when a hash says one may be there: the input is read again up to the last row
+        checked, running the checks row by row on those keys alone (:func:`_one_verifier`,
+        :func:`_claim_once`, :func:`_one_text`, in the stream's order), so the error names the
+        first row at fault and where its key first appeared, as a check row by row would.
         """
-        repeats = keys.settle()
-        if not repeats:
+        repeats, texts = checks.keys.settle(), checks.texts.settle()
+        verifiers = checks.verifiers.settle()
+        if not (repeats or texts or verifiers):
             return
         seen: dict[tuple[str, str], tuple[Path, int]] = {}
         firsts: dict[tuple[str, str], Trace] = {}
+        text_of: dict[int, int] = {}
+        verifier_of: dict[int, int] = {}
         read = 0
         for row in self._rows(_Tally(RuleLabels("sentence"))):
-            if _key_hash(row.trace) in repeats:
-                firsts.setdefault((row.trace.system, row.trace.claim_id), row.trace)
+            trace = row.trace
+            sentence = _sentence_hash(trace) if texts or verifiers else 0
+            if trace.verifier is not None and sentence in verifiers:
+                _one_verifier(verifier_of, row, self.spec)
+            if _key_hash(trace) in repeats:
+                firsts.setdefault((trace.system, trace.claim_id), trace)
                 _claim_once(seen, row, self.spec, firsts)
             read += 1
-            if read == keys.count:
+            if read == checks.rows and not checks.texted:
+                return  # (the last row's text was not checked yet)
+            if trace.sentence and sentence in texts:
+                _one_text(text_of, row)
+            if read == checks.rows:
                 return  # different keys sharing a hash: nothing repeats
+        what = (
+            "a (system, claim_id) may repeat"
+            if repeats
+            else "a sentence may have a second text or verifier"
+        )
         raise InputError(  # a file changed (or a pipe) under the stream
-            f"a (system, claim_id) may repeat, but reading the input again gave {read:,} "
-            f"rows, not {keys.count:,}: did a file change while it was read?",
+            f"{what}, but reading the input again gave {read:,} "
+            f"rows, not {checks.rows:,}: did a file change while it was read?",
             path=", ".join(str(p) for p in self.paths),
         )
 
@@ -1322,11 +1344,6 @@ class _Tally:
     contents: dict[str, int] = field(default_factory=dict)
     #: with ``--option ids=line``: the file and line of the row read last
     last_line: tuple[Path, int] | None = None
-    #: each (system, question, sentence) with a text, by its hash -> its text's hash and its
-    #: line, one int (:func:`_one_text`: 120,000 traces of 40,000 sentences, +5 MB peak)
-    texts: dict[int, int] = field(default_factory=dict)
-    #: each (system, question, sentence) with a verifier: as ``texts``, its verifier's hash
-    verifiers: dict[int, int] = field(default_factory=dict)
 
     def new_system(
         self, system: str, path: Path, line: int, listed: frozenset[str] | None = None
@@ -1407,6 +1424,49 @@ def _as_is(spec: TableSpec) -> bool:
 
 def _key_hash(trace: Trace | TraceLine) -> int:
     return hash((trace.system, trace.claim_id))
+
+
+def _sentence_hash(trace: Trace | TraceLine) -> int:
+    return hash((trace.system, trace.question_id, trace.sentence_id))
+
+
+@dataclass
+class _Checks:
+    """The stream's checks of every row against the rows before it, kept as hashes.
+
+    Each (system, claim_id) once (8 bytes a row); each (system, question, sentence) with one
+    text, up to :func:`spelling_key`, and one verifier (16 bytes a sentence each: recorded
+    once per run of rows of one sentence with one text or verifier, the folded text computed
+    once a run). Only a hash that says a row may be at fault sends :meth:`TableStream._confirm`
+    back over the input for the rows themselves. A dict of each sentence's hashes and line
+    (:func:`_one_text`, :func:`_one_verifier` row by row) held ~220 bytes a sentence for the
+    whole file: 366 MB peak for the traces at 10x paper scale, 2.02x its 1x peak (issue 30).
+    """
+
+    keys: KeyHashes = field(default_factory=KeyHashes)
+    texts: KeyValues = field(default_factory=KeyValues)
+    verifiers: KeyValues = field(default_factory=KeyValues)
+    #: rows read so far; whether the last one's text was checked (recorded) yet
+    rows: int = 0
+    texted: bool = False
+    last_text: tuple[object, ...] = ()
+    last_verifier: tuple[object, ...] = ()
+
+    def text(self, trace: Trace | TraceLine) -> bool:
+        """Record the sentence's text (once a run); True when a batch is full."""
+        run = (trace.system, trace.question_id, trace.sentence_id, trace.sentence)
+        if run == self.last_text:
+            return False
+        self.last_text = run
+        return self.texts.add(hash(run[:3]), hash(spelling_key(trace.sentence or "")))
+
+    def verifier(self, trace: Trace | TraceLine) -> bool:
+        """Record the sentence's verifier (once a run); True when a batch is full."""
+        run = (trace.system, trace.question_id, trace.sentence_id, trace.verifier)
+        if run == self.last_verifier:
+            return False
+        self.last_verifier = run
+        return self.verifiers.add(hash(run[:3]), hash(trace.verifier))
 
 
 def _one_row_a_line(
