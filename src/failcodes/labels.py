@@ -24,6 +24,7 @@ from failcodes.labelcols import (
 from failcodes.labelmodel import Label as Label  # (where it has always been imported from)
 from failcodes.labelscope import LabelScope
 from failcodes.mapping import SentenceKey
+from failcodes.spelling import first_unseen_difference, lookalike
 from failcodes.traces import Trace
 
 if TYPE_CHECKING:  # numpy and the trace columns are imported where used (start-up)
@@ -940,13 +941,18 @@ def _per_system(
 def _fold(text: str) -> str:
     """An id as a likely mistake writes it: case, Unicode form, leading zeros of its numbers.
 
+    Unicode form is NFKC with unseen characters and dashes folded (:func:`spelling.lookalike`):
+    a label ``q1:s0`` with a zero-width space after it (or a fullwidth ``ｓ``) named no trace's
+    sentence, counted as one the system made no claim for, and the trace's ``q1:s0`` went
+    unlabelled: TP 0, FN 2, TN 1 for TP 1, FN 1, TN 1, exit 0 (t24red1).
+
     Zeros inside an id too (i35red): ``s007`` in one system's file and ``s7`` in another's
     left the second's claims unlabelled and its labelled sentence without claims (FN 1 for TP 1).
     Whole numbers only (:mod:`failcodes.idzeros`): ``v1.01`` and ``v1.1`` are two ids. A
     whole number written as a float (``1.0``, a CSV of a pandas column widened by a missing
     cell) beside ``1`` in another system's file left that system unlabelled (n 0, exit 0).
     """
-    folded = text.lower() if text.isascii() else unicodedata.normalize("NFC", text).casefold()
+    folded = text.lower() if text.isascii() else lookalike(text).casefold()
     return without_leading_zeros(folded.partition(".")[0] if _FLOAT_ID.fullmatch(text) else folded)
 
 
@@ -960,6 +966,12 @@ def _how_written(name: str, theirs: str) -> str:
         nfd = unicodedata.is_normalized("NFD", name)
         here = "NFD" if nfd else "NFC" if unicodedata.is_normalized("NFC", name) else "mixed"
         return f"in another Unicode form ({here}: the same letters, composed differently)"
+    odd = first_unseen_difference(name, theirs)
+    if odd is not None:
+        return (
+            f"with a character that looks like nothing or like another ({odd}: a zero-width "
+            "or fullwidth character, another dash)"
+        )
     return "in another case"
 
 
@@ -1060,9 +1072,11 @@ def _mismatch_as_shared(
         pos = missing.get(_fold(sid), -1)
         if pos >= 0:
             zeros = without_leading_zeros(sid) == without_leading_zeros(sids[pos] or "")
+            odd = first_unseen_difference(sids[pos] or "", sid)
+            how = "leading zeros" if zeros else "case, Unicode form"
             return pos, (
                 f"no trace has sentence_id {sids[pos]!r}, but one has {sid!r} (ids are "
-                f"compared exactly: {'leading zeros' if zeros else 'case, Unicode form'}"
+                f"compared exactly: {how if odd is None else f'{how}: {odd}'}"
                 "); write the trace's id"
             )
     if not matched and example is not None:
@@ -1151,9 +1165,7 @@ def written_like_hint(
     key = _fold(sentence_id)
     for sid in _trace_sentences(traces)[1]:
         if sid != sentence_id and _fold(sid) == key:
-            same_letters = unicodedata.normalize("NFC", sid) == unicodedata.normalize(
-                "NFC", sentence_id
-            )
+            same_letters = lookalike(sid) == lookalike(sentence_id)
             return (
                 f", but one has {ascii(sid) if same_letters else repr(sid)}, the same id "
                 f"{_how_written(sentence_id, sid)} (ids are compared exactly); write the "
@@ -1202,7 +1214,7 @@ def _labelled_written_two_ways(
     if hit is None:
         return None
     pos, first, tid = hit
-    same_letters = unicodedata.normalize("NFC", tid) == unicodedata.normalize("NFC", first)
+    same_letters = lookalike(tid) == lookalike(first)
     shown = ascii(tid) if same_letters else repr(tid)  # two forms look alike
     written = f"({_how_written(tid, first)}): the label applies to {first!r} only, so "
     if field == "claim_id":

@@ -30,6 +30,28 @@ _DASHES = str.maketrans(
 )
 
 
+def lookalike(text: str) -> str:
+    """``text`` as it shows: NFKC, unseen characters left out, dashes written ``-``; case kept.
+
+    NFKC writes a fullwidth ``ｓ`` or ``：`` as ``s``, ``:``.
+
+    An id pasted with a zero-width space after it, or typed in an East Asian input method's
+    fullwidth form, names no trace's sentence though it looks like one (t24red1).
+    """
+    return _UNSEEN.sub("", unicodedata.normalize("NFKC", text)).translate(_DASHES)
+
+
+def first_unseen_difference(text: str, other: str) -> str | None:
+    """The first character of ``text`` or ``other`` that :func:`lookalike` folds, as ``U+XXXX``.
+
+    For a message naming two ids that look alike (None when neither has such a character).
+    """
+    for ch in text + other:
+        if lookalike(ch) != unicodedata.normalize("NFC", ch):
+            return f"U+{ord(ch):04X}"
+    return None
+
+
 def name_key(name: str) -> str:
     """A system's name as :func:`spelling_key` folds it, its dashes written ``-``."""
     return spelling_key(name.translate(_DASHES))
