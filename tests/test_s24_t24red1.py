@@ -6,10 +6,13 @@ the assertions.
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.cli_helpers import run_cli
@@ -107,3 +110,67 @@ def test_one_systems_sentence_id_with_a_zero_width_space_is_refused(
     assert code == 2, out
     assert "labels.jsonl:1, field 'sentence_id'" in err
     assert "U+200B" in err and "'q1:s0'" in err
+
+
+def _compare_rows(path: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    code, out, err = run_cli(["compare", str(path), "--format", "json"], capsys)
+    assert code == 0, err
+    rows: list[dict[str, Any]] = json.loads(out)["tests"]
+    return rows
+
+
+def test_cochrans_q_on_few_units_says_so_with_the_exact_p(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Six units, system a flags each, b and c none: C = (6, 0, 0), T = 6, every row total 1:
+    # Q = (k-1)(k sum C^2 - T^2) / (k T - sum R^2) = 2 (3*36 - 36) / (18 - 6) = 12, chi-square
+    # (2 df) p = exp(-6) = 0.00248, printed with no word. The exact p (each unit's one flag
+    # equally likely on any of the 3 systems): all six on one system, 3 / 3^6 = 1/243 =
+    # 0.004115. 6 mixed units x 3 systems = 18 < 24 (Tate & Brown 1970).
+    path = tmp_path / "outcomes.csv"
+    path.write_text("unit,a,b,c\n" + "".join(f"{u},1,0,0\n" for u in range(1, 7)))
+    q = _compare_rows(path, capsys)[0]
+    assert q["test"] == "cochran_q"
+    assert q["statistic"] == pytest.approx(12.0)
+    assert q["p_value"] == pytest.approx(math.exp(-6))
+    assert q["note"] == (
+        "few units for the chi-square: 6 unit(s) with mixed outcomes x 3 systems = 18 < 24 "
+        "(Tate & Brown 1970), its p may be off; exact permutation p 0.004115"
+    )
+    # 8 such units: 24 cells, the chi-square's domain: no note
+    path.write_text("unit,a,b,c\n" + "".join(f"{u},1,0,0\n" for u in range(1, 9)))
+    assert _compare_rows(path, capsys)[0]["note"] is None
+
+
+def test_cochrans_q_on_few_questions_permutes_question_totals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Question totals (a, b, c): q1 (2, 0, 0), q2 (1, 0, 0), q3 (0, 1, 0); C = (3, 1, 0).
+    # Q = 2 (3*10 - 16) / (3*6 - 6) = 2.333, chi-square p exp(-7/6) = 0.3114. Exact: q1's 2
+    # on one of 3 systems, q2's and q3's 1 each on one of 3: 27 arrangements; sum C^2 >= 10
+    # when both 1s join the 2 (3 ways: 16) or exactly one does (3 x 4 = 12 ways: 10), so
+    # p = 15/27 = 0.5556 (the 2, 2, 0 and 2, 1, 1 cases give 8 and 6).
+    path = tmp_path / "outcomes.csv"
+    path.write_text("question_id,unit,a,b,c\nq1,1,1,0,0\nq1,2,1,0,0\nq2,3,1,0,0\nq3,4,0,1,0\n")
+    q = _compare_rows(path, capsys)[0]
+    assert q["statistic"] == pytest.approx(7 / 3)
+    assert q["p_value"] == pytest.approx(math.exp(-7 / 6))
+    assert q["note"].startswith("few units for the chi-square: 3 question(s) with mixed")
+    assert q["note"].endswith(f"exact permutation p {15 / 27:.4g}")
+
+
+def test_the_exact_q_p_equals_brute_force_enumeration() -> None:
+    # An independent count: every assignment of each row's values to the systems (k! orders
+    # a row, each equally likely), Q's sum of squares compared with the observed.
+    from failcodes.stats.classification import _q_exact_p
+
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        x = rng.integers(0, 3, size=(4, 3)).astype(float)
+        observed = float((x.sum(axis=0) ** 2).sum())
+        hits = total = 0
+        for orders in itertools.product(itertools.permutations(range(3)), repeat=4):
+            c = sum(x[i, list(order)] for i, order in enumerate(orders))
+            hits += float((c**2).sum()) >= observed - 1e-9
+            total += 1
+        assert _q_exact_p(x) == pytest.approx(hits / total)

@@ -181,7 +181,11 @@ class CompareResult:
 
         Beside a bootstrap interval of a difference that may not cover: why (interval_warning).
         """
-        notes = [self._never_note(mapping, result), self._two_systems_note(mapping, result)]
+        notes = [
+            result.note,  # Cochran's Q on few units: the exact p beside the chi-square's
+            self._never_note(mapping, result),
+            self._two_systems_note(mapping, result),
+        ]
         if result.ci_low is not None:  # --method bootstrap: 20 units covered 0.40-0.79
             positives = next(  # the pair's McNemar test is on the positive units
                 (

@@ -38,6 +38,11 @@ class TestResult(FrozenModel):
     ci_high: float | None = None
     n: int
     undefined_reason: str | None = None
+    note: str | None = Field(
+        default=None,
+        description="What the test says of its own p at this sample size (Cochran's Q on "
+        "few units: the chi-square may be off, the exact permutation p beside it).",
+    )
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
