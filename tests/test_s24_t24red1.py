@@ -174,3 +174,29 @@ def test_the_exact_q_p_equals_brute_force_enumeration() -> None:
             hits += float((c**2).sum()) >= observed - 1e-9
             total += 1
         assert _q_exact_p(x) == pytest.approx(hits / total)
+
+
+def test_error_flag_columns_of_every_system_are_the_systems(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # has_error_gpt, has_error_claude: each system's error flags, the whole table named so.
+    # They were refused as "a property of each unit" with no column left to call a system.
+    # By hand: b = units gpt 1, claude 0 (1 and 5) = 2, c = (4) = 1; on 3 discordant units
+    # the two-sided mid-p is the exact binomial p, 2 P(X <= 1) = 2 (1/8 + 3/8) = 1, minus
+    # P(X = 2) = 3/8: 0.625.
+    path = tmp_path / "flags.csv"
+    path.write_text("unit,has_error_gpt,has_error_claude\n1,1,0\n2,0,0\n3,1,1\n4,0,1\n5,1,0\n")
+    rows = _compare_rows(path, capsys)
+    mcnemar = next(r for r in rows if r["test"] == "mcnemar_midp")
+    assert mcnemar["comparison"] == "has_error_gpt vs has_error_claude"
+    assert mcnemar["p_value"] == pytest.approx(0.625)
+    # a flag kept beside the systems is still refused (is_hard read as a third system)
+    path.write_text("unit,gpt,claude,is_hard\n1,1,0,1\n2,0,0,0\n3,1,1,1\n4,0,1,0\n5,1,0,0\n")
+    code, _, err = run_cli(["compare", str(path)], capsys)
+    assert code == 2
+    assert "column 'is_hard' is named like a property of each unit" in err
+    # and so are two properties with no system (not one flag named by two systems)
+    path.write_text("unit,is_hard,has_citation\n1,1,0\n2,0,0\n3,1,1\n")
+    code, _, err = run_cli(["compare", str(path)], capsys)
+    assert code == 2
+    assert "column 'is_hard' is named like a property of each unit" in err

@@ -690,10 +690,21 @@ def _refuse_reference_columns(names: list[str], file: Path) -> None:
     twice), which ``--traces`` refuses. So is a column named as a property of each unit
     (``is_hard``, ``hasCitation``: a flag kept beside the systems): read as a third system
     it made Cochran's Q df 2 and the Holm correction over 3 pairs (gpt vs claude p 0.625 read
-    1.0), exit 0.
+    1.0), exit 0; unless every column is one flag named by its system (``has_error_gpt``,
+    ``has_error_claude``: the systems' error flags).
     """
     from failcodes.stats.summaries import name_words, rater_word, reference_reason
 
+    # every column one flag named by its system (has_error_gpt, has_error_claude; is_gpt_wrong):
+    # the systems' own error flags, not a property kept beside them (refused, nothing was left
+    # to call a system); is_hard beside has_citation is no such table
+    words_of = [name_words(name) for name in names]
+    flags = (
+        len({len(w) for w in words_of}) == 1
+        and len(words_of[0]) > 2
+        and all(w[0] in ("is", "has") for w in words_of)
+        and sum(len({w[i] for w in words_of}) > 1 for i in range(len(words_of[0]))) == 1
+    )
     folded: dict[str, str] = {}
     for name in names:
         first = folded.setdefault(name_key(name), name)
@@ -717,7 +728,7 @@ def _refuse_reference_columns(names: list[str], file: Path) -> None:
                 field=name,
             )
         words = name_words(name)
-        if why is None and len(words) > 1 and words[0] in ("is", "has"):
+        if why is None and not flags and len(words) > 1 and words[0] in ("is", "has"):
             raise InputError(
                 f"column {name!r} is named like a property of each unit (a flag: "
                 f"{' '.join(words)}), not a system: read as one it would enter every test "
