@@ -172,14 +172,16 @@ CHUNK_ROWS = 20_000
 def _coded_tally(path: Path, kind: str, columns: list[str], cb: Codebook) -> pd.DataFrame:
     """A coded table as a tally (:mod:`failcodes.tally`) over the columns the report counts.
 
-    Those are the group, status and flag columns and every codebook dimension the file has.
+    Those are the group, status and flag columns, every codebook dimension the file has and
+    the system column, which the caption reads to name a column pooling several systems (a
+    retriever two systems share: :func:`~failcodes.report.tables.pooled_caption`).
 
     Read in chunks of :data:`CHUNK_ROWS` rows (every column: a malformed row is refused as
     in a whole read). Cells are text, as written, but the flag (``True``/``False``, read as
     pandas reads it), so a chunk reads as the whole file does.
     """
     dims = {d.id for _, d in cb.dimensions()}
-    keep = [*_TABLE_COLUMNS[kind], *(c for c in columns if c in dims)]
+    keep = [*_TABLE_COLUMNS[kind], *(c for c in columns if c in dims or c == "system")]
     flag = _TABLE_COLUMNS[kind][2]
     text = [c for c in columns if c != flag]
     return _parsed(path, lambda: tally_chunks(read_chunks(path, CHUNK_ROWS, text=text), keep))

@@ -1,0 +1,104 @@
+"""Session 24, helper t24study: an outside study of three systems answering the same questions.
+
+The design the tests did not use: per-system claim ids over shared sentence labels, two
+retrievers of which one (bm25) serves two systems (A and B, whose claims of a sentence read
+alike, so their passages are the same units), the other (dense) one system (C).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+#: refuted claims per system; the labels' errors are q1s1 and q2s1
+_REFUTED = {"A": {"q1s1", "q2s2"}, "B": set(), "C": {"q1s1", "q1s2"}}
+_ERRORS = {"q1s1", "q2s1"}
+_SENTENCES = ["q1s1", "q1s2", "q2s1", "q2s2"]
+_RETRIEVER = {"A": "bm25", "B": "bm25", "C": "dense"}
+_VERIFIER = {"A": "gpt", "B": "gpt", "C": "llama"}
+
+_STUDY = """name = "t24study"
+codebook = "medical-fact-check.v1.yaml"
+
+[[datasets]]
+name = "d"
+{ingests}
+[[datasets.ingest]]
+adapter = "generic-labels"
+paths = ["labels.jsonl"]
+
+[[datasets.pipelines]]
+system = "*"
+evidence = "retrieved"
+
+[metrics]
+mappings = ["refuted"]
+bootstrap = 0
+
+[judge]
+judge = "offline"
+"""
+
+
+def _trace(system: str, sid: str) -> dict[str, object]:
+    pool = _RETRIEVER[system]
+    return {
+        "system": system,
+        "question_id": sid[:2],
+        "sentence_id": sid,
+        "claim_id": f"{system.lower()}-{sid}",  # per-system claim ids
+        # A and B read the sentence alike (one claim text); C words it its own way
+        "claim": f"drug {sid} lowers blood pressure" + (" in adults" if system == "C" else ""),
+        "verdict": "refuted" if sid in _REFUTED[system] else "supported",
+        "reasoning": f"The passages about drug {sid} decide it.",
+        "verifier": _VERIFIER[system],
+        "retriever": pool,
+        "passages": [
+            {"passage_id": f"{pool}-{sid}-{k}", "rank": k, "text": f"Drug {sid} trial {k}."}
+            for k in (1, 2)
+        ],
+    }
+
+
+def _study(root: Path) -> Path:
+    from failcodes.codebook import bundled_dir
+
+    root.mkdir()
+    for system in _REFUTED:
+        rows = [_trace(system, sid) for sid in _SENTENCES]
+        (root / f"{system}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    labels = [
+        {"sentence_id": sid, "question_id": sid[:2], "has_error": sid in _ERRORS}
+        for sid in _SENTENCES
+    ]
+    (root / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in labels))
+    ingests = "".join(
+        f'\n[[datasets.ingest]]\nadapter = "generic"\npaths = ["{s}.jsonl"]\n' for s in _REFUTED
+    )
+    (root / "failcodes.toml").write_text(_STUDY.format(ingests=ingests))
+    shutil.copy(bundled_dir() / "medical-fact-check.v1.yaml", root)
+    return root
+
+
+def test_a_retriever_or_verifier_column_pooling_systems_says_so_in_the_study_report(
+    tmp_path: Path,
+) -> None:
+    # Disagreements by hand (refuted = flagged; errors q1s1, q2s1):
+    #   A: q1s1 TP, q1s2 TN, q2s1 FN, q2s2 FP  -> FN q2s1, FP q2s2
+    #   B: nothing refuted                     -> FN q1s1, FN q2s1
+    #   C: q1s1 TP, q1s2 FP, q2s1 FN, q2s2 TN  -> FP q1s2, FN q2s1
+    # Table 8's bm25 column holds A's and B's passages, Table 9's gpt column A's and B's
+    # reasoning: each pools two systems. pooled_caption said so, but the study report tallies
+    # the coded tables without their system column, so no caption ever did.
+    import failcodes
+
+    study = _study(tmp_path / "st")
+    failcodes.run_study(study, say=lambda _line: None)
+    tables = study / "report" / "tables"
+    quality = (tables / "retrieval_quality.md").read_text().splitlines()[0]
+    assert "a retriever's column pools the systems that share it (bm25: A, B)" in quality
+    # rows (claims x 2 passages): A 2 claims, B 2 -> bm25 8; C 2 -> dense 4
+    assert "| bm25 (n=8) | dense (n=4) |" in (tables / "retrieval_quality.md").read_text()
+    steps = (tables / "reasoning_steps.md").read_text().splitlines()[0]
+    assert "a verifier's column pools the systems that share it (gpt: A, B)" in steps
