@@ -102,3 +102,34 @@ def test_a_retriever_or_verifier_column_pooling_systems_says_so_in_the_study_rep
     assert "| bm25 (n=8) | dense (n=4) |" in (tables / "retrieval_quality.md").read_text()
     steps = (tables / "reasoning_steps.md").read_text().splitlines()[0]
     assert "a verifier's column pools the systems that share it (gpt: A, B)" in steps
+
+
+def test_a_data_set_per_system_gives_table_8_a_column_per_retriever(tmp_path: Path) -> None:
+    # The same three systems as above, each its own data set (A, B, C) with the same labels
+    # file: one set of sentences split by system. Seed 001's Table 8 has a column per
+    # retriever; main gave one per data set and retriever, 'A/bm25 (n=4)' and 'B/bm25
+    # (n=4)', naming the shared retriever by its systems. Now bm25 is one column over A's
+    # and B's rows (n=8, 4 + 4 as by hand above) and dense C's (n=4), the columns of the
+    # one-data-set study; Table 9's gpt pools A and B (2 + 2 claims), llama is C's 2.
+    import failcodes
+
+    study = _study(tmp_path / "st")
+    parts = []
+    for system in _REFUTED:
+        parts.append(
+            f'[[datasets]]\nname = "{system}"\n\n[[datasets.ingest]]\nadapter = "generic"\n'
+            f'paths = ["{system}.jsonl"]\n\n[[datasets.ingest]]\nadapter = "generic-labels"\n'
+            'paths = ["labels.jsonl"]\n\n[[datasets.pipelines]]\nsystem = "*"\n'
+            'evidence = "retrieved"\n'
+        )
+    text = (study / "failcodes.toml").read_text()
+    head, tail = text.split("[[datasets]]", 1)
+    (study / "failcodes.toml").write_text(head + "\n".join(parts) + tail[tail.index("[metrics]") :])
+    failcodes.run_study(study, say=lambda _line: None)
+    tables = study / "report" / "tables"
+    quality = (tables / "retrieval_quality.md").read_text()
+    assert "| bm25 (n=8) | dense (n=4) |" in quality
+    assert "a retriever's column pools the systems that share it (bm25: A, B)" in quality
+    assert "| gpt (n=4) | llama (n=2) |" in (tables / "reasoning_steps.md").read_text()
+    page = (study / "report" / "index.html").read_text()
+    assert "data sets A, B, C hold the same labels (one set of sentences, a data set per " in page

@@ -119,6 +119,42 @@ def _stage_table(frames: list[pd.DataFrame], stages: list[str]) -> pd.DataFrame:
     return table.rename_axis("system").reset_index().rename_axis(None, axis=1)
 
 
+def _coded_groups(
+    layout: StudyLayout, names: Sequence[str], traced: Mapping[str, Sequence[str]]
+) -> tuple[dict[str, str | None], list[str]]:
+    """Each data set's prefix in Tables 8-9's columns (None: none), and what was pooled.
+
+    Seed 001's Table 8 has a column per retriever (Table 9 per verifier) over one set of
+    labelled sentences. Data sets that hold the same labels (``data/<ds>.labels.jsonl`` byte
+    for byte) and no system in common are one such set split by system (a data set per
+    system): their rows share a prefix, so a retriever two of them use is one column, as it
+    is when the systems are one data set (``claude/bm25`` and ``gpt/bm25`` split bm25 by
+    system). Other data sets keep their own name (different sentences: pooling would mix
+    them); with one group in all, no prefix.
+    """
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        labels = layout.labels(name)
+        key = file_sha256(labels) if labels.is_file() and name in traced else f"\0{name}"
+        groups.setdefault(key, []).append(name)
+    prefixes: dict[str, str | None] = {}
+    pooled: list[str] = []
+    for members in groups.values():
+        systems = [s for m in members for s in traced.get(m, ())]
+        shared = len(members) > 1 and len(systems) == len(set(systems))
+        for m in members:
+            prefixes[m] = "+".join(members) if shared else m
+        if shared:
+            pooled.append(
+                f"data sets {', '.join(members)} hold the same labels (one set of sentences, "
+                "a data set per system): Tables 8-9 give a column per retriever and per "
+                "verifier over them, as seed 001's Table 8 does, not one per data set"
+            )
+    if len(set(prefixes.values())) == 1:  # one set of sentences in all: no prefix needed
+        prefixes = dict.fromkeys(prefixes)
+    return prefixes, pooled
+
+
 def _prefixed(frame: pd.DataFrame, column: str, dataset: str, many: bool) -> pd.DataFrame:
     if many:
         frame = frame.copy()
@@ -552,15 +588,17 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 f"Assumed: {shown} coded under {which} codebook {cb.name} v{cb.version} (no "
                 "judge annotations name one); pass --codebook if they were coded under another"
             )
+    prefixes, pooled = _coded_groups(layout, layout.datasets(), traced)
     for path, columns, kind, name in coded:
         if cb is None:  # not so: the bundled one at the least (above)
             break
         tally = _coded_tally(path, kind, columns, cb)
         _check_codes(path, tally, kind, cb)
+        prefix = prefixes.get(name, name if many else None)
         if kind == "per_passage":
-            per_passage.append(_prefixed(tally, "retriever", name, many))
+            per_passage.append(_prefixed(tally, "retriever", prefix or "", prefix is not None))
         else:
-            per_trace.append(_prefixed(tally, "verifier", name, many))
+            per_trace.append(_prefixed(tally, "verifier", prefix or "", prefix is not None))
     pp_all = pd.concat(per_passage, ignore_index=True) if per_passage else None
     pt_all = pd.concat(per_trace, ignore_index=True) if per_trace else None
     attributed = {s: n for s, n in stages.items() if n}
@@ -714,6 +752,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             agreement = frame if agreement is None else pd.concat([agreement, frame])
     if versions is not None:
         review_notes["reviews"] = _version_notes(versions)
+    for part in (UnitKind.RETRIEVAL, UnitKind.VERIFICATION):  # said under Tables 8 and 9
+        review_notes.setdefault(corrected_notes_key(part), []).extend(pooled)
 
     accumulation, saturation_notes = _saturation(layout.saturation_dir)
 
