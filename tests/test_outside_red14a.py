@@ -417,8 +417,8 @@ def test_true_false_verdicts_say_what_true_was_read_as(
     code, _, err = run_cli([*args, "--map", "prediction=verdict"], capsys)
     assert code == 0
     assert err.strip().splitlines() == [
-        "note: 3 verdict(s) true/false read as supported/refuted (true: the claim holds); if "
-        "true marks an error, give --alias true=refuted --alias false=supported"
+        f"note: {table}: 3 verdict(s) true/false read as supported/refuted (true: the claim "
+        "holds); if true marks an error, give --alias true=refuted --alias false=supported"
     ]
     # said with --alias: nothing to say
     aliases = ["--alias", "true=supported", "--alias", "false=refuted"]

@@ -386,8 +386,8 @@ def test_a_study_says_the_verdict_words_its_ingest_read(
     )
     code, out, err = run_cli(["run", str(root)], capsys)
     assert code == 0, err
-    said = "note: verdicts read by the default aliases: 'not enough info' as no_evidence (1),"
-    assert said in out + err
+    said = "verdicts read by the default aliases: 'not enough info' as no_evidence (1),"
+    assert f"note: {root / 't.csv'}: {said}" in out + err  # the note names its input file
     rows = json.loads((root / "metrics" / "fv.json").read_text())
     rows = rows if isinstance(rows, list) else rows["results"]
     # by hand under refuted: s2 REFUTES TP, s3 NEI and s4 SUPPORTS FN, s1 TN

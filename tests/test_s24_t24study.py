@@ -11,6 +11,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 #: refuted claims per system; the labels' errors are q1s1 and q2s1
 _REFUTED = {"A": {"q1s1", "q2s2"}, "B": set(), "C": {"q1s1", "q1s2"}}
 _ERRORS = {"q1s1", "q2s1"}
@@ -133,3 +135,35 @@ def test_a_data_set_per_system_gives_table_8_a_column_per_retriever(tmp_path: Pa
     assert "| gpt (n=4) | llama (n=2) |" in (tables / "reasoning_steps.md").read_text()
     page = (study / "report" / "index.html").read_text()
     assert "data sets A, B, C hold the same labels (one set of sentences, a data set per " in page
+
+
+def test_the_alias_note_names_the_input_file_it_is_about(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two systems' files, each with verdict words the default aliases read: gpt's 'NEI' (2)
+    # and 'Supports' (1), claude's JSON true/false (2). main pooled them into one note naming
+    # no file ("'nei' as no_evidence (2), 'supports' as supported (1)" and "2 verdict(s)
+    # true/false"), and a study, which ingests each file in a step of its own, printed three
+    # notes alike ("note: verdicts read by the default aliases: 'nei' as no_evidence (8)")
+    # that said nothing of which input they were about.
+    from tests.cli_helpers import run_cli
+
+    def row(system: str, sid: str, verdict: object) -> str:
+        claim = {"claim_id": f"{system[0]}-{sid}", "claim": f"claim {sid}", "verdict": verdict}
+        ids = {"system": system, "question_id": "q1", "sentence_id": sid}
+        return json.dumps(ids | claim) + "\n"
+
+    gpt = tmp_path / "gpt.jsonl"
+    gpt.write_text(row("gpt", "s1", "NEI") + row("gpt", "s2", "nei") + row("gpt", "s3", "Supports"))
+    claude = tmp_path / "claude.jsonl"
+    claude.write_text(row("claude", "s1", True) + row("claude", "s2", False))
+    out = tmp_path / "t.jsonl"
+    code, _, err = run_cli(["ingest", "generic", str(gpt), str(claude), "-o", str(out)], capsys)
+    assert code == 0, err
+    notes = [line for line in err.splitlines() if line.startswith("note: ")]
+    assert notes == [
+        f"note: {gpt}: verdicts read by the default aliases: 'nei' as no_evidence (2), "
+        "'supports' as supported (1); if one means otherwise, give --alias WORD=CANONICAL",
+        f"note: {claude}: 2 verdict(s) true/false read as supported/refuted (true: the claim "
+        "holds); if true marks an error, give --alias true=refuted --alias false=supported",
+    ]

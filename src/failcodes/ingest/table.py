@@ -873,7 +873,7 @@ class TableStream:
                 raw, said = row.trace.raw_verdict, self._said
                 word = None if said is None else alias_word(raw, said)
                 if word:
-                    tally.truths[word] += 1
+                    tally.truths.setdefault(row.path, Counter())[word] += 1
                 yield row.trace
         except InputError:
             self._confirm(checks)  # a repeated key before the bad row is the first error
@@ -1111,8 +1111,9 @@ class TableStream:
                 f"--option unmapped=drop left out {len(left_out):,} column(s) no field or "
                 f"option reads: {shown}"
             )
-        if tally.truths:  # a detector's "true: hallucinated" read as supported, unsaid
-            self.notes.append(truths_line(tally.truths))
+        for path, truths in tally.truths.items():  # a detector's "true: hallucinated"
+            # read as supported, unsaid; named by its file: three inputs' notes read alike
+            self.notes.append(f"{path}: {truths_line(truths)}")
         threshold = self.spec.verdict_threshold
         if threshold is not None and tally.scores.count:
             self.notes.append(tally.scores.note(threshold, self.spec.below_threshold))
@@ -1328,8 +1329,9 @@ class _Tally:
     scores: _Scores = field(default_factory=lambda: _Scores())
     #: every column of the rows read (JSONL lines read as they are add none)
     columns: set[str] = field(default_factory=set)
-    #: rows whose verdict a default alias read, per alias word (true/false: a direction)
-    truths: Counter[str] = field(default_factory=Counter)
+    #: rows whose verdict a default alias read, per input file and alias word (true/false:
+    #: a direction)
+    truths: dict[Path, Counter[str]] = field(default_factory=dict)
     #: rows left out as their system's is not among ``--option systems``, per system
     unlisted: dict[str, int] = field(default_factory=dict)
     #: each system's first file, when '#' (counted per file) fills an id
