@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from types import SimpleNamespace
+
+import pytest
 
 from failcodes.attribution import ReviewedAttribution, Stage
 from failcodes.report.corrected import attribution_rows, attribution_table
+from tests.cli_helpers import AGREE_JSON, run_cli, write_text
 
 
 def _pair(item: str, system: str, judge: Stage, human: Stage | None, units: tuple[str, ...]):
@@ -42,3 +47,68 @@ def test_a_closed_book_systems_corrected_attribution_is_not_shown_as_a_review_fi
     rag = [r for r in rows if r["system"] == "rag"]
     assert all(r["estimates"] is not None and r["fixed"] is None for r in rag)
     assert {r["reviewed"] for r in rag} == {12}
+
+
+_CB = {
+    "name": "medical-fact-check",
+    "version": 1,
+    "hash": "7e76b8948be6dcfa33426909ff3ae4bde76e1afa945ddce141d4fd4560050f83",
+}
+
+
+def _review(unit: str, coder: str, code: str, minute: int) -> str:
+    return json.dumps(
+        {
+            "unit_id": unit,
+            "unit_kind": "retrieval",
+            "codebook": _CB,
+            "coder": coder,
+            "coder_kind": "human",
+            "codes": {"entity_match": code},
+            "lead_time_s": 10.0 + minute,
+            "created_at": f"2026-01-01T{1 if coder.startswith('bob') else 0:02d}:{minute:02d}:00Z",
+        }
+    )
+
+
+def test_a_label_studio_user_id_beside_a_named_reviewer_it_shares_no_unit_with_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # alice reviewed u0-u9 (pulled: by email) and u10-u19 (imported without --user: by id);
+    # bob reviewed all 20. Main printed 'coders (3)' and the per-pair rows split alice's units
+    # (alice|bob over 10, label-studio-user-3|bob over the other 10) with no word
+    codes = ["exact_entity", "partial_entity", "irrelevant", "entity_mismatch"]
+    lines = []
+    for k in range(20):
+        mine = codes[k % 4]
+        theirs = mine if k % 5 else codes[(k + 1) % 4]  # bob differs on u0, u5, u10, u15
+        alice = "alice@x.org" if k < 10 else "label-studio-user-3"
+        lines += [_review(f"u{k}", alice, mine, k), _review(f"u{k}", "bob@x.org", theirs, k)]
+    split = write_text(tmp_path / "split.jsonl", "\n".join(lines) + "\n")
+    code, out, err = run_cli(["agree", str(split), *AGREE_JSON], capsys)
+    assert code == 0, err
+    rows = json.loads(out)
+    first = rows[0]["notes"][0]
+    assert first.startswith("Assumed: coders (3)")
+    assert (
+        "; label-studio-user-3 (a Label Studio user id, no name) shares no unit with "
+        "alice@x.org: one reviewer named by id in one export and by name in another? counted "
+        "as two coders, their units split between the names (`labelstudio import --user "
+        "3=NAME` names it)"
+    ) in first
+    # the pair rows it warns of, by hand: alice|bob agree on 8 of u0-u9 (u0, u5 differ)
+    pair = [
+        r
+        for r in rows
+        if r["scope"] == "pair"
+        and r["coders"] == "alice@x.org|bob@x.org"
+        and r["statistic"] == "percent"
+    ]
+    assert [(r["value"], r["n_units"]) for r in pair] == [(0.8, 10)]
+    # the same reviews under one name: no such clause
+    one = write_text(
+        tmp_path / "one.jsonl", split.read_text().replace("label-studio-user-3", "alice@x.org")
+    )
+    code, out, err = run_cli(["agree", str(one), *AGREE_JSON], capsys)
+    assert code == 0, err
+    assert "Label Studio user id" not in json.loads(out)[0]["notes"][0]

@@ -10,6 +10,7 @@ Kept out of :mod:`failcodes.stats`, which takes arrays and tables and knows no a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -386,6 +387,44 @@ def unmatched_clause(annotations: Iterable[Annotation]) -> str:
         f"; {', '.join(said)}: reviews of other units, or of tasks exported by an earlier "
         "failcodes (whose unit ids held less)? they enter no human vs machine row"
     )
+
+
+#: How an import without ``--user`` names a Label Studio annotator (its user id alone).
+_UNNAMED_USER = re.compile(r"label-studio-user-(\d+)")
+
+
+def unnamed_user_clause(annotations: Iterable[Annotation]) -> str:
+    """For the first line: a Label Studio user id beside named reviewers it shares no unit with.
+
+    A pull names reviewers by email, an import without ``--user`` by user id
+    (``label-studio-user-3``): one reviewer's first 20 units pulled and the next 20 imported
+    were two coders of 20 units each, never compared with each other, the per-pair rows
+    splitting the one reviewer's units (alice|bob over 20, label-studio-user-3|bob over the
+    other 20, alice|label-studio-user-3 undefined) under 'coders (3)', with no word. Two
+    people can be so too (each their own units), so it is said, not merged ('' if none).
+    """
+    units: dict[str, set[str]] = {}
+    for a in annotations:
+        if a.coder_kind is CoderKind.HUMAN and a.status is Status.SCORED:
+            units.setdefault(a.coder, set()).add(a.unit_id)
+    said = []
+    for coder, ids in sorted(units.items()):
+        found = _UNNAMED_USER.fullmatch(coder)
+        if found is None:
+            continue
+        apart = [
+            other
+            for other, theirs in sorted(units.items())
+            if _UNNAMED_USER.fullmatch(other) is None and not ids & theirs
+        ]
+        if apart:
+            said.append(
+                f"{coder} (a Label Studio user id, no name) shares no unit with "
+                f"{', '.join(apart)}: one reviewer named by id in one export and by name in "
+                f"another? counted as two coders, their units split between the names "
+                f"(`labelstudio import --user {found.group(1)}=NAME` names it)"
+            )
+    return "".join(f"; {s}" for s in said)
 
 
 def one_code_clause(annotations: Iterable[Annotation]) -> str:

@@ -684,6 +684,7 @@ class AgreeRequest(Request):
                 one_code_clause,
                 pooled_line,
                 unmatched_clause,
+                unnamed_user_clause,
             )
             from failcodes.judge.panelrun import panel_annotations
 
@@ -720,6 +721,7 @@ class AgreeRequest(Request):
                 f"{annotation_shape_line(annotations, multi)}; {found}"
                 + one_code_clause(annotations)
                 + unmatched_clause(annotations)
+                + unnamed_user_clause(annotations)
                 + _unequal_clause(
                     list(
                         collections.Counter(
