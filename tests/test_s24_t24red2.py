@@ -112,3 +112,38 @@ def test_a_label_studio_user_id_beside_a_named_reviewer_it_shares_no_unit_with_i
     code, out, err = run_cli(["agree", str(one), *AGREE_JSON], capsys)
     assert code == 0, err
     assert "Label Studio user id" not in json.loads(out)[0]["notes"][0]
+
+
+def test_a_precision_on_few_false_alarms_says_its_percentile_interval_may_not_cover() -> None:
+    """64 of 68 flagged sentences right (the demo's multivers-healthver, refuted): 4 false
+    alarms on the ratio's rarer side (< 10), so the percentile interval is used; 68 predicted
+    positives (>= 10) and 148 questions left it unwarned on main (the demo: 94.1 [88.1, 98.6]).
+    Such intervals cover 0.914 (iid binomial, n 68, p 0.94, 4,000 data sets x 2,000
+    resamples, seed 0; 0.920 at 36/40), as the specificity ones the note already marked."""
+    import numpy as np
+
+    from failcodes.metrics import bootstrap_intervals
+    from failcodes.stats.bootstrap import multinomial_weights
+
+    rows = [[1, 0, 0, 0]] * 64 + [[0, 1, 0, 0]] * 4 + [[0, 0, 1, 0]] * 20 + [[0, 0, 0, 1]] * 60
+    per_cluster = np.asarray(rows, dtype=np.int64)[:, None, :]  # (questions, 1 system, 4)
+    weights = multinomial_weights(len(rows), 1000, np.random.default_rng(0))
+    iv = bootstrap_intervals(per_cluster, weights, 0.95)[0]
+    p = iv["precision"]
+    assert p.method == "percentile"
+    assert p.warning == (
+        "only 4 units on the rarer side of its ratio (< 10): a percentile interval, "
+        "which under-covers"
+    )
+    # recall 64/84 (20 misses) is studentized and says nothing, as before
+    assert iv["recall"].method == "studentized" and iv["recall"].warning is None
+    # a precision on fewer than 10 flagged units keeps its one reason (6/7: 'only 7 positives')
+    few = bootstrap_intervals(
+        np.asarray([[1, 0, 0, 0]] * 6 + [[0, 1, 0, 0]] + [[0, 0, 0, 1]] * 40, dtype=np.int64)[
+            :, None, :
+        ],
+        multinomial_weights(47, 1000, np.random.default_rng(0)),
+        0.95,
+    )[0]["precision"]
+    assert few.warning is not None and "rarer side" not in few.warning
+    assert "only 7 positives (< 10)" in few.warning
