@@ -147,3 +147,43 @@ def test_a_precision_on_few_false_alarms_says_its_percentile_interval_may_not_co
     )[0]["precision"]
     assert few.warning is not None and "rarer side" not in few.warning
     assert "only 7 positives (< 10)" in few.warning
+
+
+def test_the_codebook_tables_agreement_caption_names_the_reviewer_it_compares(
+    tmp_path: Path,
+) -> None:
+    """The demo's codebook table read 'Cohen's kappa of the human review vs the judge' beside
+    exact_entity 1.00 [1.00, 1.00]: the reviewer is the SIMULATED one, who copies the judge's
+    codes outside evidence polarity (kappa 1 by construction), named in the agreement
+    table's caption but not in this one."""
+    import pandas as pd
+
+    from failcodes.report.build import JUDGE_SOURCE, ReportInputs, build_report
+
+    who = "SIMULATED reviewer (SciFact rationales; other codes copy the judge) vs offline"
+    agreement = pd.DataFrame(
+        [
+            {
+                "source": JUDGE_SOURCE,
+                "subject": "entity_match: exact_entity",
+                "statistic": "cohen",
+                "level": "nominal",
+                "weights": "none",
+                "value": 1.0,
+                "ci_low": 1.0,
+                "ci_high": 1.0,
+                "n_units": 30,
+                "n_raters": 2,
+                "undefined_reason": None,
+                "warning": "zero-width interval; only 30 units (< 100)",
+                "confidence": 0.95,
+                "coders": who,
+            }
+        ]
+    )
+    table = pd.DataFrame(
+        [{"part": "Retrieval", "subcode": "exact_entity", "Agreement": "1.00 [1.00, 1.00] *"}]
+    )
+    build_report(ReportInputs(agreement=agreement, codebook_table=table), tmp_path)
+    first = (tmp_path / "tables" / "codebook.md").read_text(encoding="utf-8").splitlines()[0]
+    assert f"Cohen's kappa of the human review vs the judge ({who}) on each code" in first

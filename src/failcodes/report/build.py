@@ -337,6 +337,22 @@ CODE_AGREEMENT_MARK = (
 )
 
 
+def _review_named(caption: str, agreement: pd.DataFrame | None) -> str:
+    """``caption`` naming the one reviewer vs judge pair its Agreement column compares.
+
+    The agreement table's caption names them; the codebook table's said "the human review"
+    alone, so the demo's SIMULATED reviewer, who copies the judge's codes outside evidence
+    polarity, read as a person agreeing with the judge at kappa 1.00 on exact_entity.
+    """
+    if agreement is None or agreement.empty or "source" not in agreement:
+        return caption
+    coders = agreement_coders(agreement[agreement["source"].astype(str) == JUDGE_SOURCE])
+    if coders is None:
+        return caption
+    said = "Cohen's kappa of the human review vs the judge"
+    return caption.replace(said, f"Cohen's kappa of the human review vs the judge ({coders})")
+
+
 def level_words(levels: Iterable[Any]) -> str:
     """Confidence levels as a caption writes them (``0.95`` -> ``95%``; 95% when none given)."""
     known = sorted({float(c) for c in levels if c is not None and c == c})  # c == c: not NaN
@@ -701,6 +717,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         agreement = inputs.codebook_table.get("Agreement", pd.Series(dtype=object))
         marked = agreement.astype(str).str.endswith(" *").any()
         caption = f"Codebook. {CODE_AGREEMENT_MARK}" if marked else "Codebook"
+        caption = _review_named(caption, inputs.agreement)
         if "Freq." in inputs.codebook_table:  # rows, not units (5 for 2 units shared 3 ways)
             caption += f"{'' if marked else '.'} {FREQ_NOTE}"
         judged = [c for c in ("Freq.", "Agreement") if c in inputs.codebook_table]
