@@ -187,3 +187,38 @@ def test_the_codebook_tables_agreement_caption_names_the_reviewer_it_compares(
     build_report(ReportInputs(agreement=agreement, codebook_table=table), tmp_path)
     first = (tmp_path / "tables" / "codebook.md").read_text(encoding="utf-8").splitlines()[0]
     assert f"Cohen's kappa of the human review vs the judge ({who}) on each code" in first
+
+
+def test_the_corrected_tables_captions_say_the_estimand_is_the_population_share(
+    tmp_path: Path,
+) -> None:
+    """The corrected share and its interval are PPI's (as ppi-python's ppi_mean_ci: the
+    judge's mean over the N unreviewed units carries its own sampling variance,
+    lam**2 var(yhat_u) / N): of the population the units are a sample of, not a count of the
+    table's units (the demo: well_chunked corrected 100.0 beside human-only 96.7 of the same
+    30 units). The section's method note said so; the caption, which the table's .md, .tex
+    and .csv files carry without that note, did not."""
+    from failcodes.report.rundir import load_run_dir
+    from failcodes.study.layout import StudyLayout
+    from failcodes.units import UnitKind
+    from tests.review_helpers import drawn_plan_study, judge_annotations
+    from tests.test_review_plan import human, write_reviews
+
+    judge = {f"u{n:02d}": "exact_entity" for n in range(40)}
+    drawn = drawn_plan_study(tmp_path, judge)
+    write_reviews(
+        StudyLayout.of(tmp_path).judge_run("ds", "retrieval") / "annotations.jsonl",
+        judge_annotations(judge),
+    )
+    write_reviews(tmp_path / "review" / "alice.jsonl", [human(u, "exact_entity") for u in drawn])
+    inputs = load_run_dir(tmp_path)
+    [(caption, table)] = inputs.corrected[UnitKind.RETRIEVAL]
+    assert (
+        "and PPI++ corrected (PPI's estimand and interval: the share in the population the "
+        "units are a sample of, not a count of these units) with 95% CIs per retriever, the "
+        "human codes by alice; 20 of 20 sampled units reviewed"
+    ) in caption
+    # 20 of 20 reviewed exact_entity, the judge's 40 too: 100.0, Clopper-Pearson 20/20's
+    # lower bound 0.025 ** (1 / 20) = 0.8316 for the human-only share
+    exact = table[table["code"] == "exact_entity"].iloc[0]
+    assert exact["human-only (%)"] == "100.0 [83.2, 100.0]"
