@@ -222,3 +222,47 @@ def test_the_corrected_tables_captions_say_the_estimand_is_the_population_share(
     # lower bound 0.025 ** (1 / 20) = 0.8316 for the human-only share
     exact = table[table["code"] == "exact_entity"].iloc[0]
     assert exact["human-only (%)"] == "100.0 [83.2, 100.0]"
+
+
+def test_a_kappa_on_a_few_ratings_outside_the_common_category_says_it_may_not_cover() -> None:
+    """Two raters, 200 units, 'yes' from r1 on u0 and u1, from r2 on u1, u2 and u3 (a code
+    near prevalence 0): Cohen's kappa by hand p_o = 197/200 = 0.985, p_e = 0.01 * 0.015 +
+    0.99 * 0.985 = 0.97530, kappa = 0.0097 / 0.0247 = 0.3927, its BCa interval [-0.008, 1.000]
+    with no warning (200 units >= 100). Such intervals covered 0.27-0.36 on 0-4 ratings
+    outside the common category and 0.91 on 5-9 (two raters, 200 units, prevalence 1.5%,
+    sensitivity 0.6: 300 data sets, seed 2; stats.agreement.MIN_RARE_RATINGS)."""
+    import numpy as np
+
+    from failcodes.stats.agreement import agreements
+
+    a = np.zeros(200)
+    b = np.zeros(200)
+    a[[0, 1]] = 1
+    b[[1, 2, 3]] = 1
+    got = {
+        r.statistic: r
+        for r in agreements(
+            np.column_stack([a, b]),
+            ["cohen", "fleiss", "krippendorff", "gwet_ac1"],
+            categories=[0, 1],
+            n_bootstrap=1000,
+            seed=0,
+        )
+    }
+    assert got["cohen"].value == pytest.approx(0.0097 / 0.0247)
+    note = (
+        "only 5 rating(s) outside the most common category (< 10): the coefficient rests on "
+        "those few units, and its interval may not cover"
+    )
+    for name in ("cohen", "fleiss", "krippendorff"):
+        assert got[name].warning == note, (name, got[name].warning)
+    # AC1 does not take the skewed margins as chance (0.985 here): no such note
+    assert got["gwet_ac1"].warning is None or "most common category" not in got["gwet_ac1"].warning
+    # ten times the 'yes' ratings (r1 on u0-u9, r2 on u5-u14: 20 outside 'no'): no note
+    a, b = np.zeros(200), np.zeros(200)
+    a[:10] = 1
+    b[5:15] = 1
+    (cohen,) = agreements(
+        np.column_stack([a, b]), ["cohen"], categories=[0, 1], n_bootstrap=1000, seed=0
+    )
+    assert cohen.warning is None or "most common category" not in cohen.warning
