@@ -200,3 +200,45 @@ def test_error_flag_columns_of_every_system_are_the_systems(
     code, _, err = run_cli(["compare", str(path)], capsys)
     assert code == 2
     assert "column 'is_hard' is named like a property of each unit" in err
+
+
+def test_a_system_written_fullwidth_in_one_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # gpt's answers to q1 in one file, to q2 in another whose system column reads 'ｇｐｔ'
+    # (fullwidth letters). By hand gpt: 4 labelled error sentences, 2 refuted: n 4, TP 2,
+    # FN 2. Read as two systems: gpt n 2 and ｇｐｔ n 2 (each TP 1, FN 1), the disjoint-questions
+    # line, exit 0.
+    def rows(system: str, q: str) -> list[dict[str, Any]]:
+        return [
+            {
+                "system": system,
+                "question_id": q,
+                "sentence_id": f"{q}:s{i}",
+                "claim_id": f"{q}c{i}",
+                "claim": f"claim {i}",
+                "verdict": verdict,
+            }
+            for i, verdict in enumerate(["refuted", "supported"])
+        ]
+
+    one = _jsonl(tmp_path / "one.jsonl", rows("gpt", "q1"))
+    two = _jsonl(tmp_path / "two.jsonl", rows("\uff47\uff50\uff54", "q2"))
+    labels = _jsonl(
+        tmp_path / "labels.jsonl",
+        [
+            {"question_id": q, "sentence_id": f"{q}:s{i}", "has_error": True}
+            for q in ("q1", "q2")
+            for i in range(2)
+        ],
+    )
+    args = ["metrics", "--labels", str(labels), "-m", "refuted", "--format", "json"]
+    code, out, err = run_cli([*args, "--traces", str(one), "--traces", str(two)], capsys)
+    assert code == 2, out
+    assert "two.jsonl:1, field 'system'" in err
+    assert "'gpt' written another way" in err
+    same = _jsonl(tmp_path / "same.jsonl", rows("gpt", "q2"))
+    code, out, err = run_cli([*args, "--traces", str(one), "--traces", str(same)], capsys)
+    assert code == 0, err
+    row = json.loads(out)[0]
+    assert (row["n"], row["tp"], row["fn"]) == (4, 2, 2)
