@@ -26,6 +26,11 @@ last of two equal keys and reads ``NaN``), the strict parse of every line with t
 Parquet file. Each failcodes step on the JSONL file is printed as a multiple of both JSON
 floors, measured again right before it (a shared machine's load changes CPU-s too). Wall
 times vary with the load (printed first); CPU seconds are the steadier figure.
+``disagreements`` from the JSONL file writes ~500 MB of JSON, which neither floor does: a
+third floor, measured right after it and printed beside (never instead of) the two, is the
+strict stdlib parse followed by writing the same bytes, line by line through a 1 MB buffer
+(read back from the tool's output: the read of a file just written is in it too).
+``--jsonl-only`` runs the ``disagreements`` pair from the JSONL file alone.
 
 Bytecode: every child runs as an installed tool does, its modules from compiled ``.pyc``
 (written to a temporary folder by untimed first runs: ``PYTHONPYCACHEPREFIX``), also where
@@ -80,6 +85,17 @@ with open(sys.argv[1], encoding="utf-8") as fh:
     for number, line in enumerate(fh, start=1):
         if line.strip():
             parse_json(line.rstrip("\\r\\n"), path=sys.argv[1], line=number)
+"""
+FLOOR_STRICT_WRITE = """
+import sys
+from failcodes.jsonio import parse_json
+with open(sys.argv[1], encoding="utf-8") as fh:
+    for number, line in enumerate(fh, start=1):
+        if line.strip():
+            parse_json(line.rstrip("\\r\\n"), path=sys.argv[1], line=number)
+with open(sys.argv[2], "rb") as src, open(sys.argv[3], "wb", buffering=1 << 20) as out:
+    for line in src:
+        out.write(line)
 """
 FLOOR_PARQUET = """
 import sys
@@ -159,6 +175,9 @@ def main() -> None:
     parser.add_argument(
         "--source", action="store_true", help="Compile every module in every run (no .pyc)."
     )
+    parser.add_argument(
+        "--jsonl-only", action="store_true", help="disagreements: from the JSONL file alone."
+    )
     args = parser.parse_args()
     pairs = [p for p in args.pairs.split(",") if p]
     unknown = sorted(set(pairs) - set(PAIRS))
@@ -174,7 +193,9 @@ def main() -> None:
             ENV["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         records = []
         if not args.skip_pairs:
-            records = run(work, args.scale, args.seed, reuse=args.reuse, pairs=pairs)
+            records = run(
+                work, args.scale, args.seed, reuse=args.reuse, pairs=pairs, only=args.jsonl_only
+            )
         if args.times:
             times = [int(t) for t in args.times.split(",")]
             records += scaled(work, times, reuse=args.reuse, pairs=pairs)
@@ -195,7 +216,13 @@ def same_rows(a: Path, b: Path) -> bool:
 
 
 def run(
-    work: Path, scale: float, seed: int, *, reuse: bool, pairs: list[str] = PAIRS
+    work: Path,
+    scale: float,
+    seed: int,
+    *,
+    reuse: bool,
+    pairs: list[str] = PAIRS,
+    only: bool = False,
 ) -> list[dict[str, Any]]:
     """The steps of ``pairs`` at one scale; one record per step."""
     py = sys.executable
@@ -263,7 +290,8 @@ def run(
         same, worst = metrics_equal(tool_out, script_out)
         verdict = "equal" if same else "DIFFER"
         checks.append(f"metrics {label}: {verdict} (CI endpoints within {worst:.1e})")
-    for label, path in (("own Parquet", own), ("JSONL", traces)):
+    sources = [("JSONL", traces)] if only else [("own Parquet", own), ("JSONL", traces)]
+    for label, path in sources:
         if "disagreements" not in pairs:
             break
         script_out, tool_out = work / "dis-duckdb.jsonl", work / "dis-tool.jsonl"
@@ -276,6 +304,16 @@ def run(
         rec = step(f"failcodes disagreements, {label}", [*cmd, "-o", str(tool_out)], None, vs)
         if floors is not None:
             checks.append(over_floors("disagreements JSONL", rec, floors))
+            written = work / "dis-floor.jsonl"
+            name = "  floor (paired): strict parse + write"
+            cmd = [py, "-c", FLOOR_STRICT_WRITE, str(path), str(tool_out), str(written)]
+            both = step(name, cmd)
+            written.unlink()
+            rec["x_strict_parse_write"] = rec["cpu_s"] / both["cpu_s"]
+            checks.append(
+                f"disagreements JSONL: {rec['x_strict_parse_write']:.2f}x the strict parse + "
+                f"writing its {tool_out.stat().st_size / 1e6:.0f} MB ({both['cpu_s']:.2f} CPU-s)"
+            )
         rows = json.loads(counted.read_text("utf-8"))
         theirs = {(r["system"], r["mapping"], r["kind"]): r["n"] for r in rows}
         same = disagreement_counts(tool_out) == theirs
