@@ -82,3 +82,130 @@ def test_a_read_that_ended_before_the_files_end_is_refused(tmp_path: Path) -> No
         )
         assert fh.read() == _THREE[8:]
         jsonio.check_unchanged(fh, path, opened)  # read to its end: 24 of 24
+
+
+@pytest.mark.parametrize("piece", [1, 2, 3, 5, 7, 64])
+def test_a_json_list_read_element_by_element_is_the_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, piece: int
+) -> None:
+    # reads of `piece` characters cut numbers, literals, escapes and strings anywhere: each
+    # element is the one json.loads gives, with the line it starts on (1-based)
+    import json
+
+    monkeypatch.setattr(jsonio, "_PIECE", piece)
+    text = (
+        '[ 12345, -0.5e-3,\n"caf\\u00e9 \\"q\\"",\ttrue , null,\n'
+        '{"a": [1, 2, {"b": false}], "c": "]"},\n[],\n{} ]\n'
+    )
+    path = tmp_path / "l.json"
+    path.write_text(text, encoding="utf-8")
+    got = list(jsonio.iter_json_list(path))
+    assert [v for _, v in got] == json.loads(text)
+    assert [n for n, _ in got] == [1, 1, 2, 2, 2, 3, 4, 5]
+    empty = tmp_path / "e.json"
+    empty.write_text(" [ ]\n", encoding="utf-8")
+    assert list(jsonio.iter_json_list(empty)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        # the strict parser's refusals, element by element, at the element's line
+        ('[{"a": 1},\n{"a": 1, "a": 2}]', "2, field 'a': key 'a' appears twice in one object"),
+        ("[1,\n2,\nNaN]", "3: NaN is not a number JSON allows; write null for a missing value"),
+        ("[1,\n" + "[" * 65 + "]" * 65 + "]", "2: JSON nested deeper than 64 levels"),
+        ('[1,\n2\n"x"]', "3: malformed JSON (expected ',' or ']' after an element of the list, "
+         "found '\"')"),
+        ("[1,\n2,\n]", "3: malformed JSON (Expecting value)"),
+        ("[1, 2", "1: malformed JSON (expected ',' or ']' after an element of the list, found "
+         "'the end of the file')"),
+        ("[1]\n[2]", "2: malformed JSON (text after the list's closing ]); more than one JSON "
+         "value?"),
+        ('{"tasks": []}', "expected a JSON list ([...]) read element by element"),
+    ],
+)  # fmt: skip
+def test_a_json_list_read_element_by_element_refuses_as_the_document_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, error: str
+) -> None:
+    monkeypatch.setattr(jsonio, "_PIECE", 3)
+    path = tmp_path / "l.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        list(jsonio.iter_json_list(path))
+    where = f"{path}:" if error[0].isdigit() else f"{path}: "
+    assert str(caught.value) == where + error
+
+
+def test_an_element_past_the_limit_is_refused_before_it_is_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the element limit 64 MB, here 100 characters: element 2 (line 2) holds 200
+    monkeypatch.setattr(jsonio, "MAX_ELEMENT", 100)
+    path = tmp_path / "l.json"
+    path.write_text('[1,\n"' + "x" * 200 + '"]', encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        list(jsonio.iter_json_list(path))
+    assert str(caught.value) == (
+        f"{path}:2: an element of the list over 100 characters (no Label Studio task is that "
+        "long: a JSON syntax error?)"
+    )
+
+
+def _export_of_three_tasks(folder: Path) -> tuple[Path, Path]:
+    """A Label Studio export (JSON, project 7) of 3 toy-codebook tasks, one a line: task 1
+    annotated by users 3 (irrelevant) and 4 (exact_entity), task 2 by 3 (partial_entity),
+    task 3 by none; and the codebook."""
+    import json
+
+    from tests.judge_helpers import write_codebook
+    from tests.labelstudio_helpers import toy_codebook
+    from tests.test_outside_red14b import _ls_ann, _ls_task
+
+    tasks = [
+        _ls_task(1, 7, [_ls_ann(3, "irrelevant", shown=False), _ls_ann(4, "exact_entity", False)]),
+        _ls_task(2, 7, [_ls_ann(3, "partial_entity", shown=False)]),
+        _ls_task(3, 7, []),
+    ]
+    export = folder / "export.json"
+    export.write_text("[\n" + ",\n".join(map(json.dumps, tasks)) + "\n]\n", encoding="utf-8")
+    return export, write_codebook(folder / "cb.yaml", toy_codebook())
+
+
+def test_a_label_studio_export_over_the_document_limit_is_imported_a_task_at_a_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an export over 1 GB (here the limit is 64 bytes): refused, "a JSON document of N bytes,
+    # over the 1,073,741,824-byte limit ...: write it as JSONL (jq -c '.[]' FILE)", which
+    # `labelstudio import` does not read: no way through. Now read a task at a time: the
+    # annotations of the export read whole, by hand: bob (3) irrelevant and partial_entity,
+    # alice (4) exact_entity; 3 tasks
+    import json
+
+    from tests.cli_helpers import run_cli
+
+    export, cb = _export_of_three_tasks(tmp_path)
+    args = ["labelstudio", "import", str(export), "-p", "retrieval", "-c", str(cb)]
+    users = ["--user", "3=bob", "--user", "4=alice"]
+    whole = tmp_path / "whole.jsonl"
+    code, _, err = run_cli([*args, *users, "-o", str(whole)], capsys)
+    assert code == 0, err
+    monkeypatch.setattr(jsonio, "MAX_DOCUMENT", 64)
+    streamed = tmp_path / "streamed.jsonl"
+    code, out, err = run_cli([*args, *users, "-o", str(streamed)], capsys)
+    assert code == 0, err
+    assert streamed.read_text(encoding="utf-8") == whole.read_text(encoding="utf-8")
+    got = [json.loads(line) for line in streamed.read_text(encoding="utf-8").splitlines()]
+    assert [(a["coder"], a["codes"]["entity"]) for a in got] == [
+        ("bob", "irrelevant"),
+        ("alice", "exact_entity"),
+        ("bob", "partial_entity"),
+    ]
+    # a --user no annotation is by is refused as when read whole, nothing written
+    refused = tmp_path / "refused.jsonl"
+    code, out, err = run_cli([*args, "--user", "5=carol", "-o", str(refused)], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"failcodes: error: {export}: --user 5=carol: no annotation in the export is by user "
+        "id 5 (the ids it holds: 3, 4)\n"
+    )
+    assert not refused.exists()

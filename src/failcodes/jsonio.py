@@ -397,6 +397,130 @@ def _document_text(path: Path) -> str:
     return read_text(path)
 
 
+#: The largest element :func:`iter_json_list` reads (a Label Studio task with its passages
+#: and annotations: kilobytes; the longest JSONL line any reader takes, :data:`MAX_LINE`).
+MAX_ELEMENT = 64 << 20
+
+
+def _cut_short(buf: str, exc: json.JSONDecodeError) -> bool:
+    """Whether a decode error of ``buf`` may be its text ending inside a value (read more)."""
+    # at the end (a value, a delimiter, a property name or ':' expected), in a \uXXXX escape
+    # cut short, or a string not closed (the decoder names the string's start)
+    return exc.pos >= len(buf) - 6 or exc.msg.startswith("Unterminated string")
+
+
+def _long_element(path: Path, line: int) -> InputError:
+    return InputError(
+        f"an element of the list over {MAX_ELEMENT:,} characters (no Label Studio task is "
+        "that long: a JSON syntax error?)",
+        path=path,
+        line=line,
+    )
+
+
+def iter_json_list(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line, element)`` of a JSON document that is one list, an element at a time.
+
+    The way through :data:`MAX_DOCUMENT` for a list whose elements are read one by one (a
+    Label Studio export): memory holds one element and a read of 1 M characters, not the
+    document (about 4.5 times its size). Each element is read as :func:`parse_json` reads a
+    document (duplicate keys, ``NaN``, depth past :data:`MAX_JSON_DEPTH`, lone surrogates:
+    one line naming the file and the element's line); an element past :data:`MAX_ELEMENT`
+    bytes, a document that is not a list, or text after its ``]``, likewise. A file written
+    while read is refused at its end (:func:`check_unchanged`).
+    """
+    src = Path(path)
+    decode = _DECODER.raw_decode
+    with open_text(src) as fh:
+        opened = file_state(fh)
+        buf, eof = "", False
+        line, mark = 1, 0  # the line buf[mark] is on
+
+        def more(pos: int) -> int:
+            """Read on (about as much again as buf holds from ``pos``); ``pos`` in the new buf."""
+            nonlocal buf, eof, line, mark
+            line += buf.count("\n", mark, pos)
+            try:
+                read = "" if eof else fh.read(max(_PIECE, len(buf) - pos))
+            except UnicodeDecodeError as exc:
+                raise decode_error(src, exc) from None
+            buf, mark, eof = buf[pos:] + read, 0, not read
+            return 0
+
+        def at(pos: int) -> tuple[int, str]:
+            """The first character from ``pos`` that is not JSON space ("" at the end)."""
+            pos = _skip_space(buf, pos)
+            while pos == len(buf) and not eof:
+                pos = more(pos)  # (then buf: more rebinds it)
+                pos = _skip_space(buf, pos)
+            return pos, buf[pos : pos + 1]
+
+        def where(pos: int) -> int:
+            nonlocal line, mark
+            line += buf.count("\n", mark, pos)
+            mark = pos
+            return line
+
+        pos, char = at(0)
+        if char != "[":
+            raise InputError("expected a JSON list ([...]) read element by element", path=src)
+        pos, char = at(pos + 1)
+        if char != "]":  # (the empty list: straight to what follows its ])
+            while True:
+                try:
+                    item, end = decode(buf, pos)
+                    # a number or literal ends where the text read does: cut short? (-0. of
+                    # -0.5 reads as -0); an object, array or string ends in its own ] } "
+                    follows = buf[_skip_space(buf, end) : _skip_space(buf, end) + 1]
+                    if not (isinstance(item, dict | list | str) or eof or follows in (",", "]")):
+                        raise json.JSONDecodeError("read on", buf, len(buf))
+                except json.JSONDecodeError as exc:
+                    if not eof and _cut_short(buf, exc):
+                        if len(buf) - pos > MAX_ELEMENT:
+                            raise _long_element(src, where(pos)) from None
+                        pos = more(pos)
+                        continue
+                    raise InputError(
+                        f"malformed JSON ({exc.msg})",
+                        path=src,
+                        line=where(pos) + buf.count("\n", pos, exc.pos),
+                    ) from None
+                except _StrictJSONError as exc:
+                    raise InputError(str(exc), path=src, line=where(pos), field=exc.field) from None
+                except RecursionError:
+                    raise InputError(
+                        f"JSON nested deeper than {MAX_JSON_DEPTH} levels",
+                        path=src,
+                        line=where(pos),
+                    ) from None
+                except ValueError as exc:  # e.g. an integer with more than 4300 digits
+                    raise InputError(f"malformed JSON ({exc})", path=src, line=where(pos)) from None
+                first = where(pos)
+                if end - pos > MAX_ELEMENT:
+                    raise _long_element(src, first)
+                _check_value(item, buf[pos:end], path=src, line=first)
+                yield first, item
+                pos, char = at(end)
+                if char != ",":
+                    break
+                pos, _ = at(pos + 1)
+        if char != "]":
+            raise InputError(
+                f"malformed JSON (expected ',' or ']' after an element of the list, found "
+                f"{char or 'the end of the file'!r})",
+                path=src,
+                line=where(pos),
+            )
+        pos, char = at(pos + 1)
+        if char:
+            raise InputError(
+                "malformed JSON (text after the list's closing ]); more than one JSON value?",
+                path=src,
+                line=where(pos),
+            )
+        check_unchanged(fh, src, opened)
+
+
 def read_text(path: str | Path) -> str:
     """A whole text file (UTF-8, a BOM tolerated); absent, a folder, not UTF-8: one line."""
     src = check_regular_file(path)

@@ -32,6 +32,8 @@ from failcodes.labelstudio.results import (
     SKIPPED,
     ReviewResult,
     annotations_from_export,
+    annotator_ids,
+    check_user_ids,
     check_users,
 )
 from failcodes.labelstudio.tasks import JudgeChoice, TaskMaker, predicted, select_judged
@@ -656,6 +658,11 @@ def _users(given: list[str]) -> dict[int, str]:
     return users
 
 
+def _no_tasks(export: Path) -> InputError:
+    """An empty export: no empty annotations file, no zero exit."""
+    return InputError("no tasks in the export (expected a list of Label Studio tasks)", path=export)
+
+
 class LabelStudioImportRequest(Request):
     """Map a Label Studio JSON export file (no server needed) to failcodes annotations."""
 
@@ -683,15 +690,30 @@ class LabelStudioImportRequest(Request):
                 "export the project as JSON",
                 path=self.export,
             )
-        tasks = jsonio.read_json(self.export)
-        if tasks == []:  # an empty export: no empty annotations file, no zero exit
-            raise InputError(
-                "no tasks in the export (expected a list of Label Studio tasks)", path=self.export
+        source = str(self.export)
+        if self.export.is_file() and self.export.stat().st_size > jsonio.MAX_DOCUMENT:
+            # read a task at a time (whole, it would take about 4.5 times its size)
+            held: set[int] = set()
+
+            def streamed() -> Iterator[Any]:
+                for _, task in jsonio.iter_json_list(self.export):
+                    held.update(annotator_ids(task))
+                    yield task
+
+            result = annotations_from_export(
+                streamed(), cb, self.part, users=users, project=self.project_id, source=source
             )
-        check_users(tasks, users, str(self.export))
-        result = annotations_from_export(
-            tasks, cb, self.part, users=users, project=self.project_id, source=str(self.export)
-        )
+            check_user_ids(held, users, source)
+        else:
+            tasks = jsonio.read_json(self.export)
+            if tasks == []:
+                raise _no_tasks(self.export)
+            check_users(tasks, users, source)
+            result = annotations_from_export(
+                tasks, cb, self.part, users=users, project=self.project_id, source=source
+            )
+        if result.tasks == 0:
+            raise _no_tasks(self.export)
         return _written(result, self.part, self.export, self.out, "export", note)
 
 

@@ -9,7 +9,7 @@ validate choice values, so every choice is checked here: an unknown choice is re
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -80,6 +80,18 @@ def _coder(completed_by: Any, users: Mapping[int, str]) -> str | None:
     return None
 
 
+def annotator_ids(task: Any) -> set[int]:
+    """The Label Studio user ids a task's annotations hold (those naming no email or username)."""
+    held: set[int] = set()
+    for raw in (task.get("annotations") or []) if isinstance(task, dict) else []:
+        by = raw.get("completed_by") if isinstance(raw, dict) else None
+        if isinstance(by, dict) and not (by.get("email") or by.get("username")):
+            by = by.get("id")
+        if isinstance(by, int) and not isinstance(by, bool):
+            held.add(by)
+    return held
+
+
 def check_users(tasks: Any, users: Mapping[int, str], source: str) -> None:
     """Refuse a ``--user ID=NAME`` whose id no annotation of the export holds, beside one unnamed.
 
@@ -89,12 +101,12 @@ def check_users(tasks: Any, users: Mapping[int, str], source: str) -> None:
     """
     held: set[int] = set()
     for task in tasks if isinstance(tasks, list) else []:
-        for raw in (task.get("annotations") or []) if isinstance(task, dict) else []:
-            by = raw.get("completed_by") if isinstance(raw, dict) else None
-            if isinstance(by, dict) and not (by.get("email") or by.get("username")):
-                by = by.get("id")
-            if isinstance(by, int) and not isinstance(by, bool):
-                held.add(by)
+        held |= annotator_ids(task)
+    check_user_ids(held, users, source)
+
+
+def check_user_ids(held: set[int], users: Mapping[int, str], source: str) -> None:
+    """:func:`check_users` of an export whose annotations hold the user ids ``held``."""
     if held and held <= set(users):  # each annotator named: none written label-studio-user-N
         return
     for uid, name in users.items():
@@ -236,18 +248,22 @@ def annotations_from_export(
 ) -> ReviewResult:
     """Map exported Label Studio tasks to failcodes annotations.
 
-    ``users`` maps Label Studio user ids to names (exports hold ids only); ``project``, if
-    given, must be the project every task belongs to. Raises :class:`InputError` when the
-    tasks are not failcodes tasks of this codebook part and project.
+    ``tasks``: a list (each task checked before any is read), or an iterator of tasks read
+    one at a time (an export too large to hold: each checked as it comes). ``users`` maps
+    Label Studio user ids to names (exports hold ids only); ``project``, if given, must be
+    the project every task belongs to. Raises :class:`InputError` when the tasks are not
+    failcodes tasks of this codebook part and project.
     """
-    if not isinstance(tasks, list):
+    if not isinstance(tasks, list | Iterator):
         raise InputError("not a Label Studio JSON export (expected a list of tasks)", path=source)
     users = users or {}
     part = cfg.check_label_studio_ids(codebook, kind)
     dims = {d.id: d for d in part.dimensions}
     ref = codebook.ref()
-    checked = [check_task(t, i, codebook, kind, source=source) for i, t in enumerate(tasks)]
-    result = ReviewResult(tasks=len(tasks))
+    checked = None
+    if isinstance(tasks, list):
+        checked = [check_task(t, i, codebook, kind, source=source) for i, t in enumerate(tasks)]
+    result = ReviewResult()
     projects: set[int] = set()
     # one annotation per unit and coder, also across tasks: a task file imported twice into
     # Label Studio holds each unit in two tasks, and both annotations were written (the
@@ -257,7 +273,13 @@ def annotations_from_export(
     shown: dict[tuple[str, str], str | None] = {}
     unrecorded: set[tuple[str, str]] = set()  # of them, those the export does not record
     marked: set[tuple[str, str]] = set()  # kept annotations marked ground truth
-    for task, (unit, task_id) in zip(tasks, checked, strict=True):
+    for index, task in enumerate(tasks):
+        unit, task_id = (
+            checked[index]
+            if checked is not None
+            else check_task(task, index, codebook, kind, source=source)
+        )
+        result.tasks += 1
         task_project = task.get("project")
         if project is not None and task_project is not None and task_project != project:
             raise InputError(
