@@ -46,7 +46,13 @@ class TestResult(FrozenModel):
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
-    """Holm (1979) step-down adjusted p-values (statsmodels ``multipletests``); None kept."""
+    """Holm (1979) step-down adjusted p-values; None kept.
+
+    Sorted ascending, the i-th smallest of m is multiplied by m - i + 1, made non-decreasing
+    (running maximum) and capped at 1: statsmodels ``multipletests(method="holm")``'s values,
+    without its ``gc.collect()`` on every call (0.5 s a call in ``compare``: 3.1 of 29.5 s over
+    its 6 families, the demo data with two mappings).
+    """
     idx = [i for i, p in enumerate(p_values) if p is not None]
     out: list[float | None] = [None] * len(p_values)
     if not idx:
@@ -54,9 +60,10 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
     vals = np.array([p_values[i] for i in idx], dtype=np.float64)
     if ((vals < 0) | (vals > 1)).any():
         raise StatisticsError(f"p-values must lie in [0, 1], got {vals.tolist()}")
-    from statsmodels.stats.multitest import multipletests  # lazy: ~0.3 s to import
-
-    adjusted = multipletests(vals, method="holm")[1]
+    order = np.argsort(vals, kind="stable")
+    stepped = np.maximum.accumulate(vals[order] * np.arange(len(vals), 0, -1))
+    adjusted = np.empty_like(vals)
+    adjusted[order] = np.minimum(stepped, 1.0)
     for i, p in zip(idx, adjusted, strict=True):
         out[i] = float(p)
     return out
