@@ -242,3 +242,45 @@ def test_a_system_written_fullwidth_in_one_file_is_refused(
     assert code == 0, err
     row = json.loads(out)[0]
     assert (row["n"], row["tp"], row["fn"]) == (4, 2, 2)
+
+
+@pytest.mark.parametrize("command", ["metrics", "disagreements", "compare"])
+@pytest.mark.parametrize(
+    ("name", "content"), [("e.jsonl", ""), ("e.jsonl", "\n  \n"), ("e.csv", "system,claim_id\n")]
+)
+def test_an_empty_traces_file_is_refused_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, name: str, content: str
+) -> None:
+    # metrics on an empty JSONL file alone: an IndexError traceback (exit 1); beside gpt's
+    # file it was passed over with no word (a system whose file was empty in no output)
+    ids = ["q1:s0", "q1:s1"]
+    gpt = _jsonl(tmp_path / "gpt.jsonl", _traces("gpt", ids, ["refuted", "supported"]))
+    claude = _jsonl(tmp_path / "claude.jsonl", _traces("claude", ids, ["refuted", "refuted"]))
+    labels = _jsonl(tmp_path / "labels.jsonl", _labels(ids, [True, False]))
+    empty = tmp_path / name
+    empty.write_text(content)
+    out = ["-o", str(tmp_path / "d.jsonl")] if command == "disagreements" else []
+    for given in ([empty], [gpt, claude, empty]):
+        traces = [a for p in given for a in ("--traces", str(p))]
+        code, _, err = run_cli([command, *traces, "--labels", str(labels), *out], capsys)
+        assert code == 2, err
+        assert err == f"failcodes: error: {empty}: no traces found (the file holds no row; " + (
+            "ingest never writes such a file: a system whose run made no claim has nothing "
+            "to score, leave its file out)\n"
+        )
+    assert not (tmp_path / "d.jsonl").exists()
+
+
+def test_an_empty_parquet_traces_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    ids = ["q1:s0", "q1:s1"]
+    labels = _jsonl(tmp_path / "labels.jsonl", _labels(ids, [True, False]))
+    empty = tmp_path / "e.parquet"
+    pq.write_table(pa.table({"system": pa.array([], pa.string())}), empty)
+    code, _, err = run_cli(["metrics", "--traces", str(empty), "--labels", str(labels)], capsys)
+    assert code == 2, err
+    assert f"{empty}: no traces found" in err

@@ -232,6 +232,55 @@ def read_traces(
     return out
 
 
+def refuse_empty_trace_files(paths: Iterable[str | Path]) -> None:
+    """Refuse a traces file that holds no trace, naming it (metrics, disagreements, compare).
+
+    An empty JSONL file (or one of blank lines) or a Parquet file of no rows crashed
+    ``metrics`` with an IndexError traceback when it was the only file; beside other files it
+    was passed over with no word, so a system whose file was empty was in no output. ``ingest``
+    never writes such a file. Checked before the files are read: the first non-blank line,
+    the first data row, the Parquet footer's row count.
+    """
+    for path in map(Path, paths):
+        if _holds_no_row(path):
+            raise InputError(
+                "no traces found (the file holds no row; ingest never writes such a file: a "
+                "system whose run made no claim has nothing to score, leave its file out)",
+                path=path,
+            )
+
+
+def _holds_no_row(path: Path) -> bool:
+    """Whether a traces file holds no row (False when it cannot tell: the reader then says)."""
+    if not path.is_file():
+        return False
+    try:
+        fmt = detect_format(path)
+    except InputError:
+        return False
+    if fmt is Format.JSONL:
+        from failcodes.jsonio import jsonl_lines
+
+        return next(jsonl_lines(path), None) is None  # (the generator closes the file)
+    if fmt is Format.CSV:
+        import csv
+
+        try:
+            with path.open(encoding="utf-8-sig", newline="") as fh:
+                rows = csv.reader(fh)
+                next(rows, None)  # the header
+                return not any(any(cell.strip() for cell in row) for row in rows)
+        except (UnicodeDecodeError, csv.Error, OSError):
+            return False
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+    try:
+        return bool(pq.ParquetFile(path).metadata.num_rows == 0)
+    except (pa.ArrowException, OSError):
+        return False
+
+
 def read_trace_files(
     paths: Iterable[str | Path], *, truths: Counter[str] | None = None
 ) -> list[Trace]:

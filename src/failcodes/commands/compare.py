@@ -449,6 +449,7 @@ class CompareRequest(Request):
         if self.truth is not None:
             raise ConfigError("--truth names a column of FILE; with --traces the labels are it")
         truths: Counter[str] = Counter()
+        traceio.refuse_empty_trace_files(self.traces)
         traces = traceio.read_trace_files(self.traces, truths=truths)
         check_system_spellings(traces, self.traces)
         labels = labelio.read_labels(self.labels, traces=traces, columns=True)

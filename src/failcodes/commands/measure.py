@@ -170,10 +170,12 @@ class MetricsRequest(Request):
         """Compute the metrics; write them to ``out`` as JSON or CSV when asked."""
         from failcodes.columnar import load_columns, load_sentence_columns, read_trace_columns
         from failcodes.fileio import check_not_input
+        from failcodes.traceio import refuse_empty_trace_files
 
         del note
         fmt = self.row_format()
         check_not_input([self.out], [*self.traces, self.labels])
+        refuse_empty_trace_files(self.traces)
         if self.bootstrap:
             check_seed(self.seed)  # an option error before any file is read
         maps = resolve_mappings(self.mapping or [DEFAULT_MAPPING])
@@ -320,10 +322,12 @@ class DisagreementsRequest(Request):
         from failcodes import disagreementio
         from failcodes.dropped import DISAGREEMENTS
         from failcodes.fileio import check_not_input, check_output_file
+        from failcodes.traceio import refuse_empty_trace_files
 
         del note
         check_not_input([self.out], [*self.traces, self.labels])
         check_output_file(self.out)  # before reading: a bad -o is said first, not after the work
+        refuse_empty_trace_files(self.traces)
         maps = resolve_mappings(self.mapping or [DEFAULT_MAPPING])
         try:
             found = disagreementio.select_from_files(
