@@ -5,19 +5,26 @@ Built on :mod:`tests.test_review_plan`'s coded table (:func:`coded_table`, :data
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import bundled
+from failcodes.reviewplan import ReviewPlan, StratifyBy
 from failcodes.units import UnitKind
 from tests.test_review_plan import HIGH, coded_table
 
 
-def drawn_plan_study(root: Path, judge: Mapping[str, str], *, size: int = 20) -> list[str]:
+def drawn_plan(
+    root: Path,
+    judge: Mapping[str, str],
+    *,
+    size: int = 20,
+    stratify: Sequence[StratifyBy] = (),
+) -> ReviewPlan:
     """The coded table of ``judge`` (unit -> entity_match; data set 'ds', retriever 'A') in the
-    study at ``root``, and plan 'p' drawn from it as ``review plan -n SIZE --seed 0`` draws it
-    (``review/plans/p.json``). Returns the drawn (estimation) unit ids, sorted."""
+    study at ``root``, and plan 'p' drawn from it as ``review plan -n SIZE --seed 0`` (and
+    ``--stratify``) draws it, written to ``review/plans/p.json``. Returns the plan."""
     import pandas as pd
 
     from failcodes.hashing import file_sha256
@@ -35,11 +42,17 @@ def drawn_plan_study(root: Path, judge: Mapping[str, str], *, size: int = 20) ->
         seed=0,
         source=table.relative_to(root).as_posix(),
         source_sha256=file_sha256(table),
+        stratify=stratify,
     )
     path = root / "review" / "plans" / "p.json"
     path.parent.mkdir(parents=True)
     path.write_text(plan.model_dump_json(), encoding="utf-8")
-    return sorted(plan.estimation_ids())
+    return plan
+
+
+def drawn_plan_study(root: Path, judge: Mapping[str, str], *, size: int = 20) -> list[str]:
+    """:func:`drawn_plan`'s study; returns the drawn (estimation) unit ids, sorted."""
+    return sorted(drawn_plan(root, judge, size=size).estimation_ids())
 
 
 def judge_annotations(

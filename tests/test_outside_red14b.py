@@ -152,7 +152,6 @@ def test_ratings_from_frame_reads_unit_ids_kept_in_a_named_index() -> None:
     index is a column: the long shape is refused as with the ids in a column. A wide table so
     indexed keeps its ids (they were row numbers 1..5).
     """
-    import pandas as pd
 
     from failcodes import ratings_from_frame
     from failcodes.errors import InputError
@@ -259,31 +258,15 @@ def test_agreement_says_the_plan_drew_its_strata_at_different_rates(tmp_path: Pa
     Human vs judge percent agreement on entity_match counts each reviewed unit once: 7/8 =
     0.875, where weighting the strata by their units gives (40 + 2) / 44 = 0.955. Nothing said
     so; now the agreement notes do (the value is the unweighted one, as before)."""
-    from failcodes.hashing import file_sha256
     from failcodes.report.rundir import load_run_dir
-    from failcodes.reviewplan import StratifyBy, draw_plan
-    from failcodes.study.layout import StudyLayout
-    from tests.test_review_plan import coded_table, human, write_reviews
+    from failcodes.reviewplan import StratifyBy
+    from tests.review_helpers import drawn_plan
+    from tests.test_review_plan import human, write_reviews
 
     entity = {f"h{i:02d}": "exact_entity" for i in range(40)}
     entity |= {f"l{i}": "partial_entity" for i in range(4)}
-    table = StudyLayout.of(tmp_path).per_passage("ds")
-    table.parent.mkdir(parents=True)
-    coded_table(entity, dict.fromkeys(entity, "A")).to_csv(table, index=False)
-    plan = draw_plan(
-        pd.read_csv(table),
-        UnitKind.RETRIEVAL,
-        name="p",
-        size=8,
-        seed=0,
-        source=table.relative_to(tmp_path).as_posix(),
-        source_sha256=file_sha256(table),
-        stratify=[StratifyBy.CODE],
-    )
+    plan = drawn_plan(tmp_path, entity, size=8, stratify=[StratifyBy.CODE])
     assert sorted((s.sampled, s.population) for s in plan.strata) == [(2, 4), (6, 40)]
-    plans = tmp_path / "review" / "plans"
-    plans.mkdir(parents=True)
-    (plans / "p.json").write_text(plan.model_dump_json(), encoding="utf-8")
     drawn = sorted(plan.estimation_ids())
     low = [u for u in drawn if u.startswith("l")]
     reviews = [human(u, "exact_entity" if u == low[1] else entity[u]) for u in drawn]
@@ -409,31 +392,15 @@ def test_agreement_says_a_stratum_reviewed_less_than_the_others(tmp_path: Path) 
     judge: human vs judge agreement is over judge-high units alone (every unit exact_entity,
     percent 1.0), nothing said (the drawn rates were equal). Now the note gives the reviewed
     rates, 0 to 0.1; reviewed in full, no note."""
-    from failcodes.hashing import file_sha256
     from failcodes.report.rundir import load_run_dir
-    from failcodes.reviewplan import StratifyBy, draw_plan
-    from failcodes.study.layout import StudyLayout
-    from tests.test_review_plan import coded_table, human, write_reviews
+    from failcodes.reviewplan import StratifyBy
+    from tests.review_helpers import drawn_plan
+    from tests.test_review_plan import human, write_reviews
 
     entity = {f"h{i:02d}": "exact_entity" for i in range(40)}
     entity |= {f"l{i:02d}": "partial_entity" for i in range(40)}
-    table = StudyLayout.of(tmp_path).per_passage("ds")
-    table.parent.mkdir(parents=True)
-    coded_table(entity, dict.fromkeys(entity, "A")).to_csv(table, index=False)
-    plan = draw_plan(
-        pd.read_csv(table),
-        UnitKind.RETRIEVAL,
-        name="p",
-        size=8,
-        seed=0,
-        source=table.relative_to(tmp_path).as_posix(),
-        source_sha256=file_sha256(table),
-        stratify=[StratifyBy.CODE],
-    )
+    plan = drawn_plan(tmp_path, entity, size=8, stratify=[StratifyBy.CODE])
     assert sorted((s.sampled, s.population) for s in plan.strata) == [(4, 40), (4, 40)]
-    plans = tmp_path / "review" / "plans"
-    plans.mkdir(parents=True)
-    (plans / "p.json").write_text(plan.model_dump_json(), encoding="utf-8")
     judged = [
         human(u, c).model_copy(update={"coder": "judge", "coder_kind": CoderKind.LLM})
         for u, c in entity.items()
