@@ -2101,7 +2101,7 @@ SWEEP4B_CASES: list[Case] = [
         _write({"d.jsonl": '{"q": 1, "c": [{"claim": "A.", "v": "S", "model": "m"}]}\n'}),
         line="failcodes: error: {d}/d.jsonl:1, field 'system': missing required field (also "
         "question_id, sentence_id, claim_id); unknown fields q, model (rename foreign fields "
-        "with --map FOREIGN=ours) (row c[0])",
+        "with --map FOREIGN=ours, leave one out with --map FOREIGN=) (row c[0])",
     ),
     Case(
         "ingest/list-place-as-claim-id-repeats",

@@ -272,7 +272,7 @@ def test_validation_names_every_missing_and_unknown_field(tmp_path: Path) -> Non
         GENERIC.read([path], opts)
     assert str(info.value) == (
         f"{path}:1, field 'model': unknown field (also run) (rename foreign fields with --map "
-        "FOREIGN=ours)"
+        "FOREIGN=ours, leave one out with --map FOREIGN=)"
     )
 
 

@@ -167,3 +167,33 @@ def test_the_alias_note_names_the_input_file_it_is_about(
         f"note: {claude}: 2 verdict(s) true/false read as supported/refuted (true: the claim "
         "holds); if true marks an error, give --alias true=refuted --alias false=supported",
     ]
+
+
+def test_an_unknown_rater_column_beside_a_label_rule_says_how_to_leave_it_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A labels sheet with two raters and an adjudicated column, the rule on the adjudicated
+    # one: the raters' columns were refused "unknown field (also rater_b) (rename foreign
+    # fields with --map FOREIGN=ours)": they are not to be renamed but left out, and the way
+    # (--map rater_a=) went unsaid (a study tried `option = ["unmapped=drop"]`, which
+    # generic-labels refuses). Taken: 2 labels, q1s1 an error.
+    from tests.cli_helpers import run_cli
+
+    sheet = tmp_path / "labels.csv"
+    sheet.write_text(
+        "question_id,sentence_id,rater_a,rater_b,majority\nq1,q1s1,error,ok,error\n"
+        "q1,q1s2,ok,ok,ok\n"
+    )
+    out = tmp_path / "l.jsonl"
+    args = ["ingest", "generic-labels", str(sheet), "-o", str(out)]
+    code, _, err = run_cli([*args, "--label-rule", "majority = error -> error"], capsys)
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {sheet}:2, field 'rater_a': unknown field (also rater_b) (rename "
+        "foreign fields with --map FOREIGN=ours, leave one out with --map FOREIGN=)"
+    )
+    rule = ["--label-rule", "majority = error -> error", "--map", "rater_a=", "--map", "rater_b="]
+    code, _, err = run_cli([*args, *rule], capsys)
+    assert code == 0, err
+    labels = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(x["sentence_id"], x["has_error"]) for x in labels] == [("q1s1", True), ("q1s2", False)]

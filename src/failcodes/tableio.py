@@ -322,10 +322,11 @@ def map_hint(convert: str | None) -> str:
 
     ``None``: this command has it (an ``ingest`` command); else the ingest command ``convert``
     that has it (``metrics`` has none, and its refusal said "rename foreign fields with --map
-    FOREIGN=ours").
+    FOREIGN=ours"). A field to leave out (a rater's column beside the adjudicated one a
+    label rule reads) is ``--map FOREIGN=``, said too: renaming was the only way named.
     """
     if convert is None:
-        return "rename foreign fields with --map FOREIGN=ours"
+        return "rename foreign fields with --map FOREIGN=ours, leave one out with --map FOREIGN="
     return f"a foreign file: convert it with failcodes ingest {convert} --map FOREIGN=ours"
 
 
