@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from failcodes.commands.base import Note, Request
+from failcodes.csvcells import raw_cells
 from failcodes.errors import file_errors
 from failcodes.fileio import notes_to
 
@@ -21,7 +22,7 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
 
 
-def run(request: Request, *, note: Note = _stderr) -> Any:
+def run(request: Request, *, note: Note = _stderr, raw_csv: bool = False) -> Any:
     """Run ``request`` (``failcodes.JudgeRequest(...)``, ...) and return its result.
 
     A result that assumed a shape of the data (``metrics``, ``disagreements``, ``compare``:
@@ -39,6 +40,10 @@ def run(request: Request, *, note: Note = _stderr) -> Any:
     CLI's one line: the file system refusing a file too (a
     :class:`~failcodes.errors.FileSystemError`, where the CLI says "PATH: permission denied;
     check the path and its permissions").
+
+    ``raw_csv=True`` is the CLI's ``--raw-csv`` (``ingest``, ``metrics``, ``attribute``,
+    ``report``): CSV text cells written as they are, not neutralised against spreadsheet
+    formulas (:mod:`failcodes.csvcells`), for a program that reads the CSV itself.
     """
     runner: Any = request
     told: list[str] = []
@@ -47,7 +52,7 @@ def run(request: Request, *, note: Note = _stderr) -> Any:
         told.append(line)
         note(line)
 
-    with file_errors(), notes_to(note):
+    with file_errors(), notes_to(note), raw_cells(raw_csv):
         result = runner.run(note=noted)
     said = [getattr(result, name, None) for name in ("assumed", "coverage", "dropped")]
     step = getattr(result, "said", None)  # also what `failcodes run` says of the step
