@@ -284,3 +284,20 @@ def test_an_empty_parquet_traces_file_is_refused(
     code, _, err = run_cli(["metrics", "--traces", str(empty), "--labels", str(labels)], capsys)
     assert code == 2, err
     assert f"{empty}: no traces found" in err
+
+
+def test_cochrans_q_of_many_systems_on_one_unit_returns_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 20 systems, 1 unit with mixed outcomes (20 cells < 24): the exact p listed the unit's
+    # 20! orders and never returned. Past 8 systems the note points to the McNemar rows.
+    names = [f"s{j}" for j in range(20)]
+    path = tmp_path / "outcomes.csv"
+    path.write_text(
+        "unit," + ",".join(names) + "\n1," + ",".join("1" if j < 10 else "0" for j in range(20))
+    )
+    q = _compare_rows(path, capsys)[0]
+    assert q["note"] == (
+        "few units for the chi-square: 1 unit(s) with mixed outcomes x 20 systems = 20 < 24 "
+        "(Tate & Brown 1970), its p may be off; read the McNemar rows (small-sample forms)"
+    )

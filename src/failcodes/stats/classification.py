@@ -138,6 +138,8 @@ def _q_exact_p(x: FloatArray) -> float | None:
     """
     rows = [tuple(int(v) for v in r) for r in np.rint(x).tolist() if len(set(r)) > 1]
     k = x.shape[1]
+    if math.factorial(k) > _EXACT_LIMIT:  # a unit's orders are listed: 20 systems, 20! of them
+        return None
     observed = sum(c * c for c in np.sum(rows, axis=0).tolist()) if rows else 0
     states: dict[tuple[int, ...], float] = {(0,) * k: 1.0}
     for row in rows:
