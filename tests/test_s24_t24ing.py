@@ -213,3 +213,58 @@ def test_the_sentence_checks_hold_bytes_a_sentence_not_a_dict(tmp_path: Path) ->
     finally:
         tracemalloc.stop()
     assert held < 100 * n, f"{held:,} bytes held for {n:,} sentences"
+
+
+class _Unit:
+    """An annotation as :meth:`CodeIndex.add` reads it, under another unit id."""
+
+    __slots__ = ("code_sets", "codebook", "coder", "coder_kind", "codes", "status", "unit_id")
+    __slots__ += ("unit_kind",)
+
+    def __init__(self, ann: Any, uid: str) -> None:
+        for name in self.__slots__:
+            setattr(self, name, getattr(ann, name))
+        self.unit_id = uid
+
+
+def test_the_code_index_sorts_its_units_keeping_one_copy() -> None:
+    # attribute's peak at 10x paper scale (252 MB, 1.56x its 1x peak): the sort of the
+    # retrieval units' index (209,628 units at 1x, ~2.1M at 10x) copied the ids and their
+    # record numbers, sorted them, and kept a second copy. 100,000 units (12 bytes each as
+    # added, 1.2 MB), traced over that at the first lookup: main's attribution.py peaked
+    # 3,775,894 bytes above and kept 1,200,576 more; sorted from views of the arrays, which
+    # are then let go: 2,001,385 above at the sort, -74,407 kept (one sorted copy)
+    from failcodes.annotations import Annotation, CoderKind, Status
+    from failcodes.attribution import CodeIndex
+    from failcodes.codebook import bundled
+    from failcodes.units import UnitKind
+
+    codebook = bundled()
+    ann = Annotation(
+        unit_id="0" * 16,
+        unit_kind=UnitKind.RETRIEVAL,
+        codebook=codebook.ref(),
+        coder="x",
+        coder_kind=CoderKind.LLM,
+        status=Status.UNSCORED,
+        reason="invalid",
+        codes={},
+    )
+    n = 100_000
+    index = CodeIndex(codebook, UnitKind.RETRIEVAL)
+    index.add(ann)  # (its record made once: the others share it)
+    for k in range(1, n):
+        index.add(_Unit(ann, f"{k * 0x9E3779B97F4A7C15 % 2**64:016x}"))  # type: ignore[arg-type]
+    tracemalloc.start()
+    try:
+        index._settle()
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        assert index.get(f"{3 * 0x9E3779B97F4A7C15 % 2**64:016x}") is not None
+        kept, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert index.get("f" * 16) is None
+    assert len(index) == n
+    assert peak - before < 28 * n, f"{peak - before:,} bytes at the sort"
+    assert kept - before < 6 * n, f"{kept - before:,} bytes kept"
