@@ -8,10 +8,11 @@ from failcodes.errors import ConfigError, InputError
 from failcodes.mapping import (
     NAMED_MAPPINGS,
     SentenceKey,
-    aggregate_sentences,
     resolve_mapping,
     resolve_mappings,
+    sentence_groups,
 )
+from failcodes.tracecols import TraceColumns
 from failcodes.verdicts import Verdict
 from tests.metrics_fixtures import NE, OOS, A, R, S, trace, traces_a
 
@@ -80,37 +81,32 @@ def test_resolve_mappings_dedupes_in_order() -> None:
     ],
 )
 def test_any_error_aggregation(spec: str, flagged: set[str]) -> None:
-    agg = aggregate_sentences(traces_a(), resolve_mapping(spec))
-    assert [s.sentence_id for s in agg.sentences] == ["s1", "s2", "s3", "s4", "s5", "s6"]
-    assert {s.sentence_id for s in agg.sentences if s.predicted_error} == flagged
-    assert agg.without_claims == ()
-
-
-def test_aggregation_keeps_claims_verdicts_and_error_claims() -> None:
-    agg = aggregate_sentences(traces_a(), resolve_mapping("refuted+no_evidence"))
-    s6 = next(s for s in agg.sentences if s.sentence_id == "s6")
-    assert s6.claim_ids == ("c8", "c9")
-    assert s6.verdicts == (S, NE)
-    assert s6.error_claim_ids == ("c9",)
-    assert s6.mapping == "refuted+no_evidence"
+    cols = TraceColumns.from_traces(traces_a())
+    groups = sentence_groups(cols)
+    assert [groups.sentences[s] for s in groups.sentence] == ["s1", "s2", "s3", "s4", "s5", "s6"]
+    flags = groups.flags(cols.error_rows(resolve_mapping(spec).error_verdicts))
+    assert {
+        groups.sentences[s] for s, f in zip(groups.sentence, flags, strict=True) if f
+    } == flagged
+    assert groups.without_claims() == []
 
 
 def test_sentence_without_claims_is_reported_per_system() -> None:
     # System B only judged s2 (one refuted claim); A's sentences s1, s3..s6 and the known
     # (labelled) s7 have no claim for B; s7 has no claim for A either.
     traces = [*traces_a(), trace("B", "q1", "s2", "c3", R)]
-    agg = aggregate_sentences(
-        traces,
-        resolve_mapping("refuted"),
-        known_sentences=[SentenceKey(question_id="q3", sentence_id="s7")],
-    )
-    missing = {(m.system, m.sentence_id) for m in agg.without_claims}
+    cols = TraceColumns.from_traces(traces)
+    groups = sentence_groups(cols, [SentenceKey(question_id="q3", sentence_id="s7")])
+    missing = {(m.system, m.sentence_id) for m in groups.without_claims()}
     assert missing == {("A", "s7")} | {("B", s) for s in ("s1", "s3", "s4", "s5", "s6", "s7")}
-    b = [s for s in agg.sentences if s.system == "B"]
-    assert [(s.sentence_id, s.predicted_error) for s in b] == [("s2", True)]
+    flags = groups.flags(cols.error_rows(resolve_mapping("refuted").error_verdicts))
+    b = groups.system == groups.systems.index("B")
+    assert [
+        (groups.sentences[s], bool(f)) for s, f in zip(groups.sentence[b], flags[b], strict=True)
+    ] == [("s2", True)]
 
 
 def test_duplicate_claim_is_an_input_error() -> None:
     traces = [*traces_a(), trace("A", "q1", "s2", "c1", S)]
     with pytest.raises(InputError, match="duplicate claim 'c1'"):
-        aggregate_sentences(traces, resolve_mapping("refuted"))
+        sentence_groups(TraceColumns.from_traces(traces))

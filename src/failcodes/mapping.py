@@ -21,7 +21,7 @@ A user-defined mapping is a comma-separated list of verdicts (canonical names or
 Aggregation (*any-error*): a sentence of one system has an error if **any** of its claims
 maps to an error. A sentence that is known (labelled, or seen for another system) but has no
 claim for a system cannot be aggregated; it is listed in
-:attr:`Aggregation.without_claims`, never dropped silently.
+:meth:`SentenceGroups.without_claims`, never dropped silently.
 
 Everything here is pure: traces (or their columns) in, pydantic models or arrays out.
 """
@@ -37,7 +37,6 @@ from pydantic import Field
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError
 from failcodes.labelscope import Answered
-from failcodes.traces import Trace
 from failcodes.verdicts import Verdict, normalize_verdict
 
 if TYPE_CHECKING:  # numpy and the trace columns are imported where used (start-up)
@@ -155,19 +154,6 @@ class SentenceKey(FrozenModel):
     sentence_id: str
 
 
-class SentenceVerdict(FrozenModel):
-    """One sentence of one system after any-error aggregation under one mapping."""
-
-    system: str
-    question_id: str
-    sentence_id: str
-    mapping: str = Field(description="Name of the ErrorMapping applied.")
-    predicted_error: bool = Field(description="True if any claim maps to an error.")
-    claim_ids: tuple[str, ...] = Field(description="The sentence's claims, in input order.")
-    verdicts: tuple[Verdict, ...] = Field(description="Each claim's verdict (same order).")
-    error_claim_ids: tuple[str, ...] = Field(description="Claims whose verdict maps to error.")
-
-
 class SentenceWithoutClaims(FrozenModel):
     """A known sentence for which a system produced no claim (cannot be aggregated)."""
 
@@ -176,38 +162,8 @@ class SentenceWithoutClaims(FrozenModel):
     sentence_id: str
 
 
-class Aggregation(FrozenModel):
-    """Result of :func:`aggregate_sentences`: sentence verdicts and unaggregatable sentences."""
-
-    mapping: ErrorMapping
-    sentences: tuple[SentenceVerdict, ...] = Field(
-        description="One per (system, question, sentence) with at least one claim; sorted."
-    )
-    without_claims: tuple[SentenceWithoutClaims, ...] = Field(
-        default=(), description="Known sentences a system has no claim for; sorted."
-    )
-
-
-def check_unique_claims(traces: Iterable[Trace] | TraceColumns) -> None:
+def check_unique_claims(cols: TraceColumns) -> None:
     """Raise :class:`InputError` if a (system, question, claim) occurs twice or in two sentences."""
-    from failcodes.tracecols import TraceColumns
-
-    if isinstance(traces, TraceColumns):
-        _check_unique_claim_columns(traces)
-        return
-    seen: dict[tuple[str, str, str], str] = {}
-    for t in traces:
-        key = (t.system, t.question_id, t.claim_id)
-        if key in seen:
-            raise InputError(
-                f"duplicate claim {t.claim_id!r} for system {t.system!r} in question "
-                f"{t.question_id!r} (sentences {seen[key]!r} and {t.sentence_id!r})",
-                field="claim_id",
-            )
-        seen[key] = t.sentence_id
-
-
-def _check_unique_claim_columns(cols: TraceColumns) -> None:
     import numpy as np
 
     sys_codes, _ = cols.small_codes("system")
@@ -308,7 +264,6 @@ def sentence_groups(
 ) -> SentenceGroups:
     """Group trace rows by (system, question, sentence) for the any-error aggregation.
 
-    Same groups and the same *without claims* rule as :func:`aggregate_sentences`, on columns.
     Known sentences are keys, ``(question_id, sentence_id)`` tuples, or ``(system,
     question_id, sentence_id)`` tuples: with a system (per-system labels, every one names
     its system) a sentence is known for that system only. Raises :class:`InputError` on a
@@ -407,51 +362,4 @@ def _known_groups(cols: SentenceColumns, known: list[tuple[str, str]]) -> Senten
         sentence=s_lookup[cols.sentence],
         group=np.zeros(0, dtype=np.int64),
         known=known_pairs,
-    )
-
-
-def aggregate_sentences(
-    traces: Sequence[Trace], mapping: ErrorMapping, *, known_sentences: Iterable[SentenceKey] = ()
-) -> Aggregation:
-    """Aggregate claim verdicts to sentence verdicts with the any-error rule.
-
-    The sentences expected for every system are those seen in ``traces`` (for any system)
-    plus ``known_sentences`` (e.g. the labelled ones). Each expected sentence a system has no
-    claim for is reported in :attr:`Aggregation.without_claims`. Raises :class:`InputError`
-    on a duplicate (system, question, claim).
-    """
-    check_unique_claims(traces)
-    groups: dict[tuple[str, str, str], list[Trace]] = {}
-    systems: set[str] = set()
-    expected: set[tuple[str, str]] = {(k.question_id, k.sentence_id) for k in known_sentences}
-    for t in traces:
-        groups.setdefault((t.system, t.question_id, t.sentence_id), []).append(t)
-        systems.add(t.system)
-        expected.add((t.question_id, t.sentence_id))
-    errors = mapping.error_verdicts
-    sentences = []
-    for (system, qid, sid), claims in sorted(groups.items()):
-        flagged = tuple(c.claim_id for c in claims if c.verdict in errors)
-        # model_construct: every field comes from validated traces (this runs per sentence).
-        sentences.append(
-            SentenceVerdict.model_construct(
-                system=system,
-                question_id=qid,
-                sentence_id=sid,
-                mapping=mapping.name,
-                predicted_error=bool(flagged),
-                claim_ids=tuple(c.claim_id for c in claims),
-                verdicts=tuple(c.verdict for c in claims),
-                error_claim_ids=flagged,
-            )
-        )
-    ordered = sorted(expected)
-    missing = [
-        SentenceWithoutClaims(system=system, question_id=qid, sentence_id=sid)
-        for system in sorted(systems)
-        for qid, sid in ordered
-        if (system, qid, sid) not in groups
-    ]
-    return Aggregation.model_construct(
-        mapping=mapping, sentences=tuple(sentences), without_claims=tuple(missing)
     )

@@ -17,7 +17,6 @@ import numpy.typing as npt
 from failcodes.errors import StatisticsError
 from failcodes.labels import Label, LabelIndex
 from failcodes.labelscope import (
-    Answered,
     DataShape,
     LabelScope,
     QuestionScope,
@@ -25,8 +24,9 @@ from failcodes.labelscope import (
     question_shape,
     resolve_scope,
 )
-from failcodes.mapping import DEFAULT_MAPPING, aggregate_sentences, resolve_mapping
+from failcodes.mapping import DEFAULT_MAPPING, resolve_mapping, sentence_groups
 from failcodes.metrics import DEFAULT_WITHOUT_CLAIMS, WithoutClaimsPolicy
+from failcodes.tracecols import TraceColumns
 from failcodes.traces import Trace
 
 FloatArray = npt.NDArray[np.float64]
@@ -82,11 +82,10 @@ def paired_outcomes_from_traces(
             "no unit has one truth for two systems and paired tests do not apply; compare "
             "their metrics' intervals (failcodes metrics --bootstrap 2000) instead"
         )
-    known = index.labelled_sentences(traces)
-    agg = aggregate_sentences(traces, error_mapping, known_sentences=known)
-    answered = {(t.system, t.question_id) for t in traces}
-    questions = sorted({k.question_id for k in known})
-    shape = _question_shape(systems, questions, answered)
+    cols = TraceColumns.from_traces(traces)
+    groups = sentence_groups(cols, index.labelled_sentences(traces))
+    answered = groups.answered()
+    shape = question_shape(answered, np.unique(groups.known[:, 0]))
     scope = resolve_scope(question_scope, shape)
     if shape is QuestionShape.DISJOINT and scope is QuestionScope.ANSWERED:
         raise StatisticsError(
@@ -95,15 +94,19 @@ def paired_outcomes_from_traces(
             "compare their metrics' intervals (failcodes metrics --bootstrap 2000) instead "
             "(--question-scope all counts another system's sentences as misses)"
         )
-    everyone = {q for q in questions if all((s, q) in answered for s in systems)}
+    per_question = answered.systems_per_question()
+    everyone = {groups.questions[q] for q in np.flatnonzero(per_question >= len(systems))}
     calls: dict[tuple[str, str], dict[str, bool]] = {}
-    for sv in agg.sentences:
-        calls.setdefault((sv.question_id, sv.sentence_id), {})[sv.system] = sv.predicted_error
+    flagged = groups.flags(cols.error_rows(error_mapping.error_verdicts))
+    for s, q, sid, flag in zip(
+        groups.system, groups.question, groups.sentence, flagged, strict=True
+    ):
+        key = (groups.questions[q], groups.sentences[sid])
+        calls.setdefault(key, {})[groups.systems[s]] = bool(flag)
     missing: dict[str, int] = {}
     dropped: set[tuple[str, str]] = set()
-    for m in agg.without_claims:
-        if scope is QuestionScope.ANSWERED and (m.system, m.question_id) not in answered:
-            continue  # out of its scope (and the unit out of every system's: not paired)
+    # a sentence out of a system's scope is out of every system's units (not paired)
+    for m in groups.without_claims(answered if scope is QuestionScope.ANSWERED else None):
         calls.setdefault((m.question_id, m.sentence_id), {})[m.system] = False
         missing[m.system] = missing.get(m.system, 0) + 1
         if policy is WithoutClaimsPolicy.EXCLUDE:
@@ -145,24 +148,3 @@ def paired_outcomes_from_traces(
         unanswered=unanswered,
         questions=qids,
     )
-
-
-def _question_shape(
-    systems: Sequence[str], questions: Sequence[str], answered: set[tuple[str, str]]
-) -> QuestionShape:
-    """:func:`failcodes.labelscope.question_shape` of (system, question) pairs by name."""
-    s_code = {name: i for i, name in enumerate(systems)}
-    q_code = {q: i for i, q in enumerate(questions)}
-    sys_codes: list[int] = []
-    q_codes: list[int] = []
-    for name, q in answered:
-        if q in q_code:
-            sys_codes.append(s_code[name])
-            q_codes.append(q_code[q])
-    table = Answered.of(
-        np.array(sys_codes, dtype=np.int64),
-        np.array(q_codes, dtype=np.int64),
-        len(systems),
-        len(questions),
-    )
-    return question_shape(table, np.arange(len(questions), dtype=np.int64))

@@ -183,6 +183,12 @@ class TraceColumns:
         out: IntArray = lookup[codes] if len(codes) else np.zeros(0, dtype=np.int64)
         return out
 
+    def error_rows(self, error_verdicts: Collection[Verdict]) -> npt.NDArray[np.bool_]:
+        """Per row: its verdict is one of ``error_verdicts`` (a mapping's errors)."""
+        lookup = np.array([v in error_verdicts for v in VERDICTS], dtype=bool)
+        out: npt.NDArray[np.bool_] = lookup[self.verdict_codes()]
+        return out
+
     def take(self, rows: Sequence[int] | IntArray) -> TraceColumns:
         """The given rows, in the given order (origin kept)."""
         idx = np.asarray(rows, dtype=np.int64)
