@@ -197,3 +197,25 @@ def test_an_unknown_rater_column_beside_a_label_rule_says_how_to_leave_it_out(
     assert code == 0, err
     labels = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(x["sentence_id"], x["has_error"]) for x in labels] == [("q1s1", True), ("q1s2", False)]
+
+
+def test_the_run_box_names_the_files_tables_8_9_and_the_attribution_come_from(
+    tmp_path: Path,
+) -> None:
+    # The run box's 'Input files' (path and sha256) named the metrics, the traces, an
+    # agreement file, reviews and plans, but never attribution/d/per_passage.csv,
+    # per_trace.csv or attribution.csv, from which Tables 8-9 and the attribution summary
+    # are read: those numbers' provenance went unsaid. Each file is named once, with the
+    # sha256 of its bytes.
+    import hashlib
+    import re
+
+    import failcodes
+
+    study = _study(tmp_path / "st")
+    failcodes.run_study(study, say=lambda _line: None)
+    page = (study / "report" / "index.html").read_text()
+    for name in ("per_passage.csv", "per_trace.csv", "attribution.csv"):
+        digest = hashlib.sha256((study / "attribution" / "d" / name).read_bytes()).hexdigest()
+        named = re.findall(rf"attribution/d/{re.escape(name)}\W.{{0,60}}?sha256 (\w{{64}})", page)
+        assert named == [digest], name

@@ -521,7 +521,9 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         ):
             if path.exists():
                 coded.append((path, _coded_columns(path, kind), kind, name))
+                inputs_files.append(path)  # Tables 8-9 come from it: the run box names it
         if layout.attribution_table(name).exists():
+            inputs_files.append(layout.attribution_table(name))
             att = _read_table(layout.attribution_table(name), "attribution")
             for stage, n in att["stage"].value_counts().items():
                 stages[str(stage)] = stages.get(str(stage), 0) + int(n)
@@ -797,7 +799,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         judge_is_heuristic=heuristic,
         judge_with_models=heuristic and models,
         cost=_cost_text(cost, unpriced) if judges else None,
-        inputs=[(str(p.relative_to(root)), file_sha256(p)) for p in inputs_files],
+        # each once (a review plan's coded table is read again for the corrected tables)
+        inputs=[(str(p.relative_to(root)), file_sha256(p)) for p in dict.fromkeys(inputs_files)],
         extra=assumed
         + (
             [
