@@ -312,7 +312,7 @@ def check_header(path: Path, header: Sequence[str], spec: TableSpec) -> None:
         elif name in TRACE_FIELDS:
             fields.add(name)
         elif spec.unmapped == "error":
-            near = name.strip().lower()
+            near = tableio.header_key(name)
             hint = tableio.header_hint(header, near if near in TRACE_FIELDS else "")
             if hint:
                 raise InputError(hint, path=path, line=1)
