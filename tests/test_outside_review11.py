@@ -257,7 +257,7 @@ def test_reviews_of_half_the_drawn_units_at_random_are_not_flagged(tmp_path: Pat
         "are missing at random)"
     ) in caption
     assert "not a random part" not in caption
-    assert "corrected:retrieval" not in inputs.notes
+    assert not inputs.notes.get("corrected:retrieval")
     assert not any("not missing at random" in str(n) for n in table["note"])
 
 
