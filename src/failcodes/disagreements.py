@@ -57,7 +57,7 @@ from failcodes.metrics import (
     group_label_flags,
     labelled_without_claims,
 )
-from failcodes.tracecols import VERDICTS, SentenceColumns, TraceColumns
+from failcodes.tracecols import SentenceColumns, TraceColumns
 from failcodes.traces import EvidenceSource, Passage, Trace, unique_ranks
 from failcodes.verdicts import Verdict
 
@@ -320,7 +320,7 @@ def select_with_shape(
     _, systems = cols.small_codes("system")
     q_codes, questions = cols.small_codes("question_id")
     s_codes, sentences = cols.small_codes("sentence_id")
-    error_rows = np.isin(cols.verdict_codes(), [VERDICTS.index(v) for v in m.error_verdicts])
+    error_rows = cols.error_rows(m.error_verdicts)
 
     def add(
         system: str,

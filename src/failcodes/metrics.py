@@ -912,11 +912,6 @@ def as_columns(traces: Sequence[Trace] | TraceColumns) -> TraceColumns:
     return traces if isinstance(traces, TraceColumns) else TraceColumns.from_traces(traces)
 
 
-def _error_rows(cols: TraceColumns, mapping: ErrorMapping) -> npt.NDArray[np.bool_]:
-    lookup = np.array([v in mapping.error_verdicts for v in VERDICTS], dtype=bool)
-    return lookup[cols.verdict_codes()]
-
-
 def _count_by(
     codes: npt.NDArray[np.integer[Any]], n: int, systems: Sequence[str]
 ) -> dict[str, int]:
@@ -973,7 +968,7 @@ def _sentence_units(
     if isinstance(cols, SentenceColumns):
         pred = cols.flags(mapping.error_verdicts)
     else:
-        pred = groups.flags(_error_rows(cols, mapping))
+        pred = groups.flags(cols.error_rows(mapping.error_verdicts))
     systems = _systems(cols)
     label = group_label_flags(groups, index)
     scored = label >= 0
@@ -1186,7 +1181,7 @@ def _claim_units(
         q_codes[scored],
         questions,
         label[scored] == 1,
-        _error_rows(cols, mapping)[scored],
+        cols.error_rows(mapping.error_verdicts)[scored],
     )
     return units, unlabelled
 
