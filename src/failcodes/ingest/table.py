@@ -870,8 +870,8 @@ class TableStream:
                     tally.scores.add(row.trace)
                 if self._flags:
                     _refuse_error_flag(row, self._flags, self.spec)
-                raw, said = row.trace.raw_verdict, self._said
-                word = None if said is None else alias_word(raw, said)
+                said = self._said  # a vouched line's (row.raw empty): counted by its voucher
+                word = None if said is None else alias_word(_verdict_cell(row.raw, self.spec), said)
                 if word:
                     tally.truths.setdefault(row.path, Counter())[word] += 1
                 yield row.trace
@@ -933,6 +933,9 @@ class TableStream:
         records, and it reads the input again without vouching.
         """
         vouch = Voucher(self.spec.aliases)
+        # the lines whose verdict cell a default alias read (not a kept raw_verdict: the tool's
+        # own traces, a study's parts, were said again at the merge), said with the records'
+        vouch.truths = tally.truths.setdefault(path, Counter())
         given, read = 0, _ByteLines(path, vouch)  # then the text reader, after ``given``
         for line, text, vouched in read:
             given = line
@@ -1113,7 +1116,8 @@ class TableStream:
             )
         for path, truths in tally.truths.items():  # a detector's "true: hallucinated"
             # read as supported, unsaid; named by its file: three inputs' notes read alike
-            self.notes.append(f"{path}: {truths_line(truths)}")
+            if +truths:
+                self.notes.append(f"{path}: {truths_line(truths)}")
         threshold = self.spec.verdict_threshold
         if threshold is not None and tally.scores.count:
             self.notes.append(tally.scores.note(threshold, self.spec.below_threshold))
@@ -1639,6 +1643,16 @@ def _verdict_column(exc: InputError, raw: Mapping[str, Any], spec: TableSpec) ->
     if column is None or exc.field != "verdict":
         return exc
     return InputError(exc.reason, path=exc.path, line=exc.line, field=column)
+
+
+def _verdict_cell(raw: Mapping[str, Any], spec: TableSpec) -> object:
+    """The row's verdict cell as read (None: none, or a vouched line's empty record).
+
+    What a default alias reads, where the trace's ``raw_verdict`` may be the input's own (the
+    tool's traces keep the pipeline's word beside their canonical verdict).
+    """
+    sources = [k for k, targets in spec.column_map.items() if "verdict" in targets]
+    return next((raw[k] for k in sources or ["verdict"] if raw.get(k) is not None), None)
 
 
 def _no_verdict(raw: Mapping[str, Any], spec: TableSpec) -> bool:
