@@ -65,3 +65,83 @@ def test_a_merge_of_the_tools_own_traces_does_not_say_their_alias_notes_again(
             f"note: {own}: verdicts read by the default aliases: 'nei' as no_evidence (1); if "
             "one means otherwise, give --alias WORD=CANONICAL"
         ], extra
+
+
+def test_a_pooled_kappa_on_few_ratings_outside_the_common_categories_says_it_may_not_cover() -> (
+    None
+):
+    """Two dimensions, 200 units, two raters. A: r1 'yes' on u0, r2 on u0 and u1 (3 ratings
+    outside 'no'); B: both 'yes' on u2 (2). By hand (de Vries 2008, Fleiss' margins per item):
+    A p_o = 199/200 = 0.995, p_e = 0.0075^2 + 0.9925^2 = 0.9851125; B p_o = 1, p_e = 0.005^2 +
+    0.995^2 = 0.99005; pooled = (0.9975 - 0.98758125) / (1 - 0.98758125) = 0.79869. Its
+    bootstrap interval (1,000 resamples, seed 0) is [-0.005, 1.000]: it rests on 5 ratings, as
+    each dimension's row (3 and 2: warned) does, but the pooled row said nothing."""
+    import numpy as np
+
+    from failcodes.stats.agreement import agreements, pooled_agreements
+
+    a = np.zeros((200, 2))
+    a[0, :] = 1
+    a[1, 1] = 1
+    b = np.zeros((200, 2))
+    b[2, :] = 1
+    opts = {"n_bootstrap": 1000, "seed": 0}
+    got = {
+        r.statistic: r
+        for r in pooled_agreements([a, b], categories=[[0, 1], [0, 1]], names=["A", "B"], **opts)
+    }
+    fleiss = got["fleiss"]
+    assert fleiss.value == pytest.approx(0.00991875 / 0.01241875)
+    assert fleiss.ci_low is not None and fleiss.ci_low < 0
+    assert fleiss.warning == (
+        "only 5 rating(s) outside the most common category (< 10): the coefficient rests on "
+        "those few units, and its interval may not cover"
+    )
+    # dimension A's own row is warned (its resamples leave it undefined 127 times in 1,000)
+    (alone,) = agreements(a, ["fleiss"], categories=[0, 1], **opts)
+    assert alone.warning == "coefficient undefined in 127 of 1000 resamples"
+    # AC1 and Brennan-Prediger do not take the margins as chance: no such note
+    for name in ("gwet_ac1", "brennan_prediger"):
+        assert "most common category" not in str(got[name].warning), name
+    # A with 10 ratings outside 'no' (r1 on u0-u3, r2 on u2-u7) + B's 2 = 12: no note
+    a = np.zeros((200, 2))
+    a[0:4, 0] = 1
+    a[2:8, 1] = 1
+    (fleiss,) = pooled_agreements([a, b], ["fleiss"], categories=[[0, 1], [0, 1]], **opts)
+    assert "most common category" not in str(fleiss.warning)
+
+
+def test_the_pooled_row_of_annotation_agreement_carries_the_rare_ratings_note() -> None:
+    """The same shape as two reviewers' annotations (comprehension: alice 'misread' on u0, bob
+    on u0 and u1; grounding: both 'ungrounded' on u2; 200 units): the row 'pooled over
+    dimensions' of the report's agreement table (`agree` on annotations) is the pooled Fleiss
+    0.79869 of the test above, and now says what each dimension's row says."""
+    from failcodes.annotations import Annotation, CoderKind
+    from failcodes.coderagreement import annotation_agreement
+    from failcodes.units import UnitKind
+    from tests.judge_helpers import make_codebook
+
+    cb = make_codebook()
+    odd = {"alice": {"comprehension": {0}, "grounding": {2}}}
+    odd["bob"] = {"comprehension": {0, 1}, "grounding": {2}}
+    other = {"comprehension": ("understood", "misread"), "grounding": ("grounded", "ungrounded")}
+    anns = [
+        Annotation(
+            unit_id=f"u{i}",
+            unit_kind=UnitKind.VERIFICATION,
+            codebook=cb.ref(),
+            coder=coder,
+            coder_kind=CoderKind.HUMAN,
+            codes={d: codes[i in odd[coder][d]] for d, codes in other.items()},
+        )
+        for coder in odd
+        for i in range(200)
+    ]
+    rows = annotation_agreement(
+        anns, n_bootstrap=1000, seed=0, categories={d: list(c) for d, c in other.items()}
+    )
+    [pooled] = [r.result for r in rows if r.scope == "pooled" and r.result.statistic == "fleiss"]
+    assert pooled.value == pytest.approx(0.00991875 / 0.01241875)
+    assert pooled.warning is not None and pooled.warning.startswith(
+        "only 5 rating(s) outside the most common category (< 10)"
+    )

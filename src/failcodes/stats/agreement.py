@@ -1231,7 +1231,9 @@ def pooled_agreements(
     its difficulty) and the interval Wald, or with ``n_bootstrap`` the bootstrap over units.
     ``n_units`` counts the units with a rating, ``n_rows`` the unit x item rows rated twice or
     more; ``observed_agreement`` and ``chance_agreement`` are the two means. ``names`` (the
-    items' names, else 1, 2, ...) name an item whose agreement is undefined.
+    items' names, else 1, 2, ...) name an item whose agreement is undefined. The pooled Fleiss
+    says its interval may not cover on fewer than :data:`MIN_RARE_RATINGS` ratings outside
+    each item's most common category, summed over the items (as one matrix's row does).
     """
     mats = [np.asarray(m, dtype=np.float64) for m in items]
     if not mats or any(m.ndim != 2 or m.shape != mats[0].shape for m in mats):
@@ -1298,4 +1300,8 @@ def pooled_agreements(
         seed=seed,
         confidence=confidence,
         clusters=np.arange(int(keep.sum())),
+        # each item's chance agreement is its own margins: the pooled Fleiss rests on the
+        # items' ratings outside their common category, summed (5 over two dimensions read
+        # [-0.005, 1.000] unwarned beside each dimension's row warned)
+        rare_ratings=sum(rare_ratings(prep) for _, prep in preps),
     )
