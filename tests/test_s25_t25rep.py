@@ -145,3 +145,38 @@ def test_the_pooled_row_of_annotation_agreement_carries_the_rare_ratings_note() 
     assert pooled.warning is not None and pooled.warning.startswith(
         "only 5 rating(s) outside the most common category (< 10)"
     )
+
+
+def test_the_tutorial_says_where_it_starts_that_the_clone_sits_beside_shared(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # docs/your-own-data.md's section 1 reads ../shared/data/medscore (not bundled: no
+    # licence); a clone elsewhere (a worktree at /work/wt/X) failed its first run with "no such
+    # file" and the page said only "Run the commands from the root of a failcodes clone"
+    # (session 24's outside run). Said where the commands start, before the first command.
+    import re
+
+    from tests.cli_helpers import run_cli
+    from tests.conftest import REPO
+
+    page = (REPO / "docs" / "your-own-data.md").read_text(encoding="utf-8")
+    before = page[: page.index("```bash")]
+    start = before[before.index("Run the commands from the root of a failcodes clone") :]
+    assert start.startswith(
+        "Run the commands from the root of a failcodes clone **that sits beside `shared/`**"
+    )
+    said = " ".join(start.split())
+    assert "`no such file or folder`" in said
+    assert "Sections 2-5 read only files of the clone" in said
+    # the line the page promises, from a study whose clone has no shared/ beside it
+    study = tmp_path / "clone" / "studies" / "medscore"
+    assert run_cli(["init", str(study)], capsys)[0] == 0
+    toml = re.search(r'```toml title="studies/medscore/failcodes.toml"\n(.*?)```', page, re.S)
+    assert toml is not None
+    (study / "failcodes.toml").write_text(toml.group(1), encoding="utf-8")
+    code, _, err = run_cli(["run", str(study)], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert err.strip().endswith(
+        "'../../../shared/data/medscore/medscore_output.jsonl': no such file or folder "
+        f"({study}/../../../shared/data/medscore/medscore_output.jsonl)"
+    )
