@@ -10,7 +10,7 @@ have no such field (the ingest says so).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,4 +84,36 @@ def dropped_line(found: Sequence[Dropped], what: str) -> str | None:
     return (
         f"{rows:,} row(s) without a verdict dropped at ingest (--option no_verdict=drop"
         f"{'; ' + by if by else ''}): {what} cover {kept:,} of {rows + kept:,} rows{scored}"
+    )
+
+
+def vanished_systems(found: Sequence[Dropped], present: Iterable[str]) -> dict[str, int]:
+    """Systems of the input with no row left: every row of theirs dropped at ingest.
+
+    Per system, the rows dropped (from ``found``, each file's record); ``present``: the
+    systems the traces hold (a system dropped from one file but traced in another is there).
+    """
+    have = set(present)
+    gone: dict[str, int] = {}
+    for record in found:
+        for system, n in record.by_system.items():
+            if system not in have:
+                gone[system] = gone.get(system, 0) + n
+    return dict(sorted(gone.items()))
+
+
+def vanished_line(gone: Mapping[str, int], shown: Iterable[str]) -> str | None:
+    """``no row of system(s) X of the input (...): every table shows Y only`` (None: none gone).
+
+    The ingest said such a system once, in its log; metrics, their JSON and the report then
+    showed the others with no word (llama's 6 rows, all without a verdict: a 2-system table
+    read as the whole study).
+    """
+    if not gone:
+        return None
+    names = ", ".join(f"{s} ({n:,} row(s))" for s, n in gone.items())
+    others = ", ".join(sorted(set(shown))) or "no other system"
+    return (
+        f"no row of system(s) {names} of the input: every row of theirs had no verdict and "
+        f"was dropped at ingest (--option no_verdict=drop), so every table shows {others} only"
     )

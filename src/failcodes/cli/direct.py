@@ -182,9 +182,8 @@ def _metrics(argv: list[str]) -> _Found | None:
                 echo(line)
         elif result.text is not None:
             sys.stdout.write(result.text)
-            for said in (result.read, result.dropped):  # no row field holds them (as typer's)
-                if said:
-                    print(said, file=sys.stderr)
+            for said in result.aside():  # no row field holds them (as typer's)
+                print(said, file=sys.stderr)
 
     return write, raw
 

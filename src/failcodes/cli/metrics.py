@@ -110,9 +110,8 @@ def _handle(request: MetricsRequest, fmt: OutputFormat, raw_csv: bool) -> None:
             typer.echo(line)
     elif result.text is not None:
         sys.stdout.write(result.text)
-        for said in (result.read, result.dropped):  # the rows printed hold no field for them
-            if said:
-                typer.echo(said, err=True)
+        for said in result.aside():  # the rows printed hold no field for them
+            typer.echo(said, err=True)
     elif result.report is None or request.verdicts:
         if assumed:  # how true/false verdicts were read
             typer.echo(assumed)

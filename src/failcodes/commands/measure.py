@@ -77,12 +77,17 @@ class MetricsResult:
     dropped: str | None = None
     #: How the verdicts were read, where a default assumed it (:func:`verdicts_read`).
     read: str | None = None
+    #: Systems of the input with no row left (each row dropped at ingest), in one line.
+    vanished: str | None = None
 
     @property
     def assumed(self) -> str | None:
-        """What the metrics (or the distributions) assumed of the data, in one line."""
+        """What the metrics (or the distributions) assumed of the data, in one line.
+
+        First, a system of the input with no row: the tables show the others with no word.
+        """
         first = self.report.assumptions() if self.report is not None else None
-        return "; ".join(x for x in (first, self.read) if x) or None
+        return "; ".join(x for x in (self.vanished, first, self.read) if x) or None
 
     @property
     def coverage(self) -> str | None:
@@ -107,6 +112,10 @@ class MetricsResult:
         """The result as plain lines (a study step's log): what was assumed, what written."""
         return [line for line in (self.assumed, self.coverage, self.dropped, self.written) if line]
 
+    def aside(self) -> list[str]:
+        """What rows printed as JSON or CSV hold no field for (the CLI's stderr lines)."""
+        return [line for line in (self.vanished, self.read, self.dropped) if line]
+
     def said(self) -> list[str]:
         """What ``failcodes run`` says on stderr too: what a default assumed of the data.
 
@@ -119,7 +128,8 @@ class MetricsResult:
 
         shape = getattr(self.report, "shape", None)
         partial = shape is not None and shape.questions not in (None, QuestionShape.COMMON)
-        return [line for line in (self.assumed if partial else None, self.coverage) if line]
+        first = self.assumed if partial else self.vanished
+        return [line for line in (first, self.coverage) if line]
 
 
 class MetricsRequest(Request):
@@ -213,6 +223,7 @@ class MetricsRequest(Request):
             distributions=list(report.distributions),
             dropped=self._dropped("the metrics"),
             read=verdicts_read(columns.truths),
+            vanished=_vanished(self.traces, [d.system for d in report.distributions]),
         )
         if fmt is not None:
             if fmt == "json":
@@ -233,7 +244,10 @@ class MetricsRequest(Request):
     ) -> MetricsResult:
 
         read = verdicts_read(truths)
-        result = MetricsResult(distributions=list(dists), dropped=dropped, read=read)
+        vanished = _vanished(self.traces, [d.system for d in dists])
+        result = MetricsResult(
+            distributions=list(dists), dropped=dropped, read=read, vanished=vanished
+        )
         if fmt == "json":
             text = json.dumps([d.flat() for d in dists], indent=2, allow_nan=False) + "\n"
         elif fmt == "csv":
@@ -260,6 +274,14 @@ def _dropped(traces: list[Path], what: str) -> str | None:
     from failcodes.dropped import dropped_line, read_dropped
 
     return dropped_line([d for d in map(read_dropped, traces) if d is not None], what)
+
+
+def _vanished(traces: list[Path], present: list[str]) -> str | None:
+    """The systems of the input every row of which the ingest dropped, in one line."""
+    from failcodes.dropped import read_dropped, vanished_line, vanished_systems
+
+    found = [d for d in map(read_dropped, traces) if d is not None]
+    return vanished_line(vanished_systems(found, present), present) if found else None
 
 
 def _with_dropped(exc: InputError, traces: list[Path]) -> InputError:
@@ -347,7 +369,8 @@ class DisagreementsRequest(Request):
         # unlabelled units cannot disagree: say how many (claims at claim level, as metrics)
         cover = label_coverage(found.columns, found.index, self.level)
         unnamed = unlabelled_systems(cover, self.level.value)  # 0 disagreements, not 0 errors
-        assumed = "; ".join(x for x in (assumed, unnamed, bare, read) if x) or None
+        gone = _vanished(self.traces, list(cover))  # a system with no row: first
+        assumed = "; ".join(x for x in (gone, assumed, unnamed, bare, read) if x) or None
         covered = coverage_line(cover, self.level.value)
         dropped = _dropped(self.traces, DISAGREEMENTS)
         return DisagreementsResult(list(found.items), count, self.out, assumed, covered, dropped)

@@ -40,7 +40,7 @@ from failcodes.attribution import ItemAttribution, cell_codes, human_attribution
 from failcodes.codebook import Codebook, Dimension
 from failcodes.contract import first_repeat
 from failcodes.csvcells import line_of, read_chunks, read_frame
-from failcodes.dropped import Dropped, read_dropped
+from failcodes.dropped import Dropped, read_dropped, vanished_line, vanished_systems
 from failcodes.errors import FailcodesError, InputError, listed
 from failcodes.fileio import check_regular_file
 from failcodes.hashing import file_sha256
@@ -496,6 +496,10 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         dists.append(_prefixed(frame, "system", dataset, many))
         inputs_files.append(path)
         unverdicted = read_dropped(path)  # rows the ingest left out for want of a verdict
+        gone = vanished_systems([unverdicted] if unverdicted else [], traced[dataset])
+        gone_line = vanished_line(gone, traced[dataset])
+        if gone_line:  # a system of the input with no row: the tables showed the others alone
+            assumed.append((f"Systems ({dataset})" if many else "Systems", gone_line))
         if unverdicted is not None:
             named = {f"{dataset}/{k}" if many else k: n for k, n in unverdicted.by_system.items()}
             dropped.append(replace(unverdicted, by_system=named))

@@ -1,0 +1,96 @@
+"""Session 25's left-over silent gaps (t25left): each let a reader misread a number.
+
+Expected values are worked by hand beside the assertions.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import run_cli
+
+#: test_outside_red12's wide table with llama's column empty on every row: the ingest
+#: (--option no_verdict=drop) drops llama's 6 rows, so no trace of llama is written.
+#: gpt and claude keep 6 rows each (12 of 18).
+_NO_LLAMA = """question_id,sentence_id,claim,gpt,claude,llama,gold
+q1,s1,Aspirin lowers fever,Supported ,supported,,correct
+q1,s2,Aspirin cures cancer,REFUTED,Not enough info,,wrong
+q2,s3,Statins lower LDL, supported,NEI,,correct
+q2,s4,Vitamin C cures colds,Not Enough Info,refuted,,wrong
+q3,s5,Metformin for T2D,supported,Supported,,correct
+q3,s6,Antibiotics treat viruses,supported,REFUTED ,,wrong
+"""
+
+#: What metrics, disagreements and the report say first of llama.
+GONE = (
+    "no row of system(s) llama (6 row(s)) of the input: every row of theirs had no verdict "
+    "and was dropped at ingest (--option no_verdict=drop), so every table shows claude, gpt only"
+)
+
+
+def _ingest_no_llama(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, Path]:
+    (tmp_path / "w.csv").write_text(_NO_LLAMA)
+    traces, labels = tmp_path / "t.parquet", tmp_path / "l.jsonl"
+    args = ["ingest", "generic", str(tmp_path / "w.csv"), "-o", str(traces)]
+    args += ["--verdict-column", "gpt", "--verdict-column", "claude", "--verdict-column", "llama"]
+    args += ["--alias", "1=supported", "--alias", "0=refuted", "--option", "no_verdict=drop"]
+    args += ["--label-rule", "gold = wrong -> error", "--labels-out", str(labels)]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    return traces, labels
+
+
+def test_a_system_every_row_of_which_was_dropped_at_ingest_is_named_on_the_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: metrics' first line read 'every system answered every labelled question (2
+    systems)' and the tables showed gpt and claude, llama named only in the ingest's log."""
+    traces, labels = _ingest_no_llama(tmp_path, capsys)
+    base = ["--traces", str(traces), "--labels", str(labels)]
+    code, out, err = run_cli(["metrics", *base], capsys)
+    assert code == 0, err
+    assert out.splitlines()[0].startswith(GONE + "; Assumed: shared labels")
+    # JSON rows have no field for it: stderr, first
+    code, out, err = run_cli(["metrics", *base, "--format", "json"], capsys)
+    assert code == 0 and out.startswith("[")
+    assert err.splitlines()[0] == GONE
+    code, out, err = run_cli(["metrics", "--traces", str(traces), "--verdicts"], capsys)
+    assert code == 0 and out.splitlines()[0] == GONE, err
+    code, out, err = run_cli(["disagreements", *base, "-o", str(tmp_path / "d.jsonl")], capsys)
+    assert code == 0 and out.splitlines()[0].startswith(GONE + "; Assumed: "), err
+    # the Python API: the result's first line
+    import failcodes
+
+    said: list[str] = []
+    request = failcodes.MetricsRequest(traces=[traces], labels=labels)
+    result = failcodes.run(request, note=said.append)
+    assert result.assumed.startswith(GONE) and said[0] == result.assumed
+    # a system dropped from one file and traced in another has rows: nothing said
+    other = tmp_path / "llama.jsonl"
+    other.write_text(
+        '{"system": "llama", "question_id": "q1", "sentence_id": "s1", "claim_id": "s1", '
+        '"claim": "Aspirin lowers fever", "verdict": "supported"}\n'
+    )
+    code, out, err = run_cli(["metrics", *base, "--traces", str(other)], capsys)
+    assert code == 0, err
+    assert "no row of system" not in out
+
+
+def test_the_report_run_box_names_a_system_of_the_input_with_no_row(tmp_path: Path) -> None:
+    """Before: the run box and every table showed gpt and claude with no word of llama."""
+    import failcodes
+    from failcodes.codebook import bundled_dir
+    from tests.test_outside_red12 import _DATASET, _TAIL
+
+    study = tmp_path / "st"
+    study.mkdir()
+    (study / "w.csv").write_text(_NO_LLAMA)
+    body = 'name = "wide"\ncodebook = "medical-fact-check.v1.yaml"\n'
+    (study / "failcodes.toml").write_text(body + _DATASET.format(name="w", file="w.csv") + _TAIL)
+    shutil.copy(bundled_dir() / "medical-fact-check.v1.yaml", study)
+    failcodes.run_study(study)
+    page = " ".join((study / "report" / "index.html").read_text().split())
+    assert "<td>Systems</td><td>" + GONE.replace("'", "&#39;") + "</td>" in page
