@@ -94,3 +94,62 @@ def test_the_report_run_box_names_a_system_of_the_input_with_no_row(tmp_path: Pa
     failcodes.run_study(study)
     page = " ".join((study / "report" / "index.html").read_text().split())
     assert "<td>Systems</td><td>" + GONE.replace("'", "&#39;") + "</td>" in page
+
+
+def _outcomes_study(tmp_path: Path) -> tuple[Path, Path]:
+    """80 sentences in 20 questions of 4: 15 TP, 15 FN, 5 FP, 45 TN under -m refuted.
+
+    Sentence k (0..79) is in question k // 4; its outcome is the k-th of the list below,
+    taken round-robin so each question mixes them. Recall 15/30 has 15 units on each side of
+    its ratio (>= 10: the studentized interval); precision 15/20 has 5 false alarms on its
+    rarer side (< 10: the percentile interval, warned as one that under-covers).
+    """
+    kinds = ["TP"] * 15 + ["FN"] * 15 + ["FP"] * 5 + ["TN"] * 45
+    order = [kinds[(k * 7) % 80] for k in range(80)]  # 7 is prime to 80: a permutation
+    assert sorted(order) == sorted(kinds)
+    traces, labels = [], []
+    for k, kind in enumerate(order):
+        q, s = f"q{k // 4}", f"s{k}"
+        verdict = "refuted" if kind in ("TP", "FP") else "supported"
+        traces.append(
+            f'{{"system": "a", "question_id": "{q}", "sentence_id": "{s}", "claim_id": "{s}", '
+            f'"claim": "claim {k}", "verdict": "{verdict}"}}'
+        )
+        error = "true" if kind in ("TP", "FN") else "false"
+        labels.append(f'{{"question_id": "{q}", "sentence_id": "{s}", "has_error": {error}}}')
+    (tmp_path / "t.jsonl").write_text("\n".join(traces) + "\n")
+    (tmp_path / "l.jsonl").write_text("\n".join(labels) + "\n")
+    return tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+
+
+def test_the_metrics_json_names_each_intervals_method(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: `recall_ci_low`/`_high` and `_ci_warning`, no word of which interval it was
+    (docs/statistics.md said `method: studentized` was in the JSON; it was not)."""
+    import json
+
+    traces, labels = _outcomes_study(tmp_path)
+    args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
+    code, out, err = run_cli([*args, "--bootstrap", "200", "--format", "json"], capsys)
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert (row["tp"], row["fn"], row["fp"], row["tn"]) == (15, 15, 5, 45)
+    assert row["recall"] == 0.5 and row["precision"] == 0.75
+    assert row["recall_ci_method"] == "studentized"
+    assert row["precision_ci_method"] == "percentile"
+    assert (
+        "only 5 units on the rarer side of its ratio (< 10): a percentile interval, which "
+        "under-covers" in row["precision_ci_warning"]
+    )
+    # the CSV carries the same column
+    code, out, err = run_cli([*args, "--bootstrap", "200", "--format", "csv"], capsys)
+    assert code == 0, err
+    import csv
+    import io
+
+    (first,) = csv.DictReader(io.StringIO(out))
+    assert (first["recall_ci_method"], first["precision_ci_method"]) == (
+        "studentized",
+        "percentile",
+    )

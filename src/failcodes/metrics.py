@@ -243,7 +243,9 @@ class Interval(FrozenModel):
     method: Literal["studentized", "percentile"] = Field(
         default="studentized",
         description="'studentized': bootstrap-t with the cluster-robust standard error; "
-        "'percentile': percentile interval (used where that standard error is 0).",
+        "'percentile': percentile interval (used where that standard error is 0, or fewer "
+        "than 10 units sit on the rarer side of the metric's ratio: it may under-cover, "
+        "``warning`` says when). The JSON and CSV rows' ``<metric>_ci_method``.",
     )
     confidence: float = Field(description="e.g. 0.95")
     resamples: int = Field(description="Resamples drawn.")
@@ -345,6 +347,9 @@ class MetricResult(FrozenModel):
             row[f"{name}_ci_low"] = ci.low if ci else None
             row[f"{name}_ci_high"] = ci.high if ci else None
             if ci is not None:
+                # which interval (the text tables' '*' aside, the JSON said nothing of it):
+                # studentized, or percentile (which may under-cover: its warning says when)
+                row[f"{name}_ci_method"] = ci.method if ci.low is not None else None
                 row[f"{name}_ci_defined_resamples"] = ci.defined_resamples
                 row[f"{name}_ci_undefined_reason"] = ci.undefined_reason
                 row[f"{name}_ci_warning"] = ci.warning
