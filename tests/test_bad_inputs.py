@@ -3645,7 +3645,9 @@ STUDY_FOLDER_CASES: list[Case] = [
         "recode-status/recode-log-wrong-type",
         ("recode", "{d}/study", "--status"),
         _judged_study(json.dumps({**RECODE_ENTRY, "unit_id": 7}) + "\n"),
-        expect=("retrieval.v0001/recode.jsonl:1, field 'unit_id': Input should be",),
+        expect=(
+            "retrieval.v0001/recode.jsonl:1, field 'unit_id': expected text, got the number 7",
+        ),
     ),
     Case(
         "report/plan-probability-zero",
@@ -6427,7 +6429,9 @@ def test_recode_log_lines_are_checked(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"recode.jsonl:2: malformed JSON"):
         read_entries(log)
     log.write_text(json.dumps({**entry, "unit_id": 7}) + "\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"recode.jsonl:1, field 'unit_id': Input should be"):
+    with pytest.raises(
+        InputError, match=r"recode.jsonl:1, field 'unit_id': expected text, got the number 7$"
+    ):
         read_entries(log)
     os.unlink(log)
     os.mkfifo(log)  # a FIFO named like the log: refused, not waited on

@@ -153,3 +153,94 @@ def test_the_metrics_json_names_each_intervals_method(
         "studentized",
         "percentile",
     )
+
+
+_TRACE = (
+    '{"system": "a", "question_id": "q1", "sentence_id": "s1", "claim_id": "c1", '
+    '"claim": "Aspirin lowers fever", "verdict": "supported"}\n'
+)
+#: The hint every has_error refusal ends with (tableio._validation_error).
+_LABEL_HINT = (
+    "; labels written other than true/false or 1/0 (ja/nein, a scale, blanks)? failcodes "
+    "ingest generic-labels FILE -o OUT --label-rule 'has_error in {ERROR VALUES} -> error; "
+    "has_error in {OTHER VALUES} -> no_error; otherwise -> skip'"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "columns", "said"),
+    [
+        # before: "field 'sentence_id': Input should be a valid string (got True)"
+        (
+            "bool-id",
+            {"question_id": ["q1"], "sentence_id": [True], "has_error": [True]},
+            "field 'sentence_id': id true is a boolean (true/false), not an id; expected text "
+            "or a whole number: is this the column of the ids?",
+        ),
+        # before: "field 'question_id': Input should be a valid string (got Decimal('1.5'))"
+        (
+            "decimal-id",
+            {"question_id": ["1.5"], "sentence_id": ["s1"], "has_error": [True]},
+            "field 'question_id': id 1.5 is a decimal number with a fraction; expected text or "
+            "a whole number: save the column as text",
+        ),
+        # before: "field 'has_error': Input should be a valid boolean (got 0.5)", no hint
+        (
+            "half",
+            {"question_id": ["q1"], "sentence_id": ["s1"], "has_error": [0.5]},
+            "field 'has_error': expected true or false (or 1/0), got the number 0.5" + _LABEL_HINT,
+        ),
+        # before: "field 'has_error': Input should be a valid boolean (got nan)", no hint
+        (
+            "nan",
+            {"question_id": ["q1"], "sentence_id": ["s1"], "has_error": [float("nan")]},
+            "field 'has_error': expected true or false (or 1/0), got NaN (not a number: a "
+            "missing value?)" + _LABEL_HINT,
+        ),
+    ],
+)
+def test_a_label_table_cell_of_the_wrong_kind_is_refused_in_the_tools_words(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    columns: dict[str, list[object]],
+    said: str,
+) -> None:
+    """One line naming file, line (row 1), field and what was expected; exit 2; pydantic's
+    'Input should be a valid ...' nowhere."""
+    import decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    arrays = {
+        k: pa.array([decimal.Decimal(v[0])], pa.decimal128(5, 1))
+        if name == "decimal-id" and k == "question_id"
+        else pa.array(v)
+        for k, v in columns.items()
+    }
+    labels = tmp_path / "l.parquet"
+    pq.write_table(pa.table(arrays), labels)
+    (tmp_path / "t.jsonl").write_text(_TRACE)
+    args = ["metrics", "--traces", str(tmp_path / "t.jsonl"), "--labels", str(labels)]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err == f"failcodes: error: {labels}:1, {said}\n"
+
+
+def test_a_trace_whose_system_is_a_boolean_is_refused_in_the_tools_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: "field 'system': Input should be a valid string (got True)"."""
+    traces = tmp_path / "t.jsonl"
+    traces.write_text(_TRACE.replace('"system": "a"', '"system": true'))
+    (tmp_path / "l.jsonl").write_text(
+        '{"question_id": "q1", "sentence_id": "s1", "has_error": 1}\n'
+    )
+    args = ["metrics", "--traces", str(traces), "--labels", str(tmp_path / "l.jsonl")]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert (
+        err
+        == f"failcodes: error: {traces}:1, field 'system': expected text, got the boolean true\n"
+    )

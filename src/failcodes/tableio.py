@@ -21,6 +21,7 @@ import array
 import contextlib
 import csv
 import datetime
+import decimal
 import itertools
 import operator
 import re
@@ -543,11 +544,13 @@ def _validation_error(
             message += f"; missing required fields {listed(missing)}"
     elif kind == "value_error":  # our own validators: their message says it all
         message = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+    elif kind in _EXPECTED:  # pydantic's "Input should be a valid string (got True)"
+        message = f"expected {_EXPECTED[kind]}, got {described(err.get('input'))}"
     else:
         message = f"{err.get('msg', 'invalid value')} (got {clip(repr(err.get('input')), 80)})"
     if field == "has_error" and kind == "missing" and len(unknown) > 1:
         message += f"; {WIDE_LABELS}"  # not the label rule's way: no column to rule on
-    elif field == "has_error" and kind in ("bool_parsing", "missing"):  # ja/nein, 1-5, blank
+    elif field == "has_error" and kind in ("bool_parsing", "bool_type", "missing"):  # 0.5, NaN
         message += (
             "; labels written other than true/false or 1/0 (ja/nein, a scale, blanks)? "
             "failcodes ingest generic-labels FILE -o OUT --label-rule 'has_error in {ERROR "
@@ -564,6 +567,31 @@ def _validation_error(
     if more:
         message += f"; and {more} more problem{'s' if more > 1 else ''} in this record"
     return InputError(message, path=path, line=line, field=field)
+
+
+#: What a field of these pydantic error kinds expects, said in the tool's words.
+_EXPECTED = {"string_type": "text", "bool_type": "true or false (or 1/0)"}
+
+
+def described(value: object) -> str:
+    """A cell's value as a reader names it: ``the boolean true``, ``NaN (not a number)``."""
+    import math
+
+    if value is None:
+        return "null (no value)"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN (not a number: a missing value?)"
+    if isinstance(value, decimal.Decimal):
+        return f"the decimal number {value}" if value.is_finite() else f"the decimal {value}"
+    if isinstance(value, int | float):
+        return f"the number {value!r}"
+    if isinstance(value, list | tuple):
+        return f"a list {clip(repr(list(value)), 60)}"
+    if isinstance(value, dict):
+        return f"an object {clip(repr(value), 60)}"
+    return clip(repr(value), 80)
 
 
 def _also(names: Sequence[str]) -> str:
@@ -991,7 +1019,8 @@ def id_text(value: object, *, path: str | Path, line: int | None, field: str) ->
     float for a missing value; Excel's every number) are ``"7"``. A float with a fraction
     (``4.5``: ``1.10`` and ``1.1`` are one float, so two ids would be one) or past 2**53 (its
     last digits may be lost) is refused naming the file, line and field: save the column as
-    text. A bool is left to the model (no id).
+    text, as is a bool (a true/false column is no ids); a Parquet DECIMAL is read as a
+    float is (exact: a whole one is its integer's text, one with a fraction is refused).
     """
     if isinstance(value, ShownNumber):  # 7 in a cell formatted 000: the 007 Excel shows
         if value.shown is not None:
@@ -1006,6 +1035,24 @@ def id_text(value: object, *, path: str | Path, line: int | None, field: str) ->
         )
     if type(value) is int:
         return str(value)
+    if isinstance(value, bool):  # a true/false column taken for the ids
+        raise InputError(
+            f"id {str(value).lower()} is a boolean (true/false), not an id; expected text or "
+            "a whole number: is this the column of the ids?",
+            path=path,
+            line=line,
+            field=field,
+        )
+    if isinstance(value, decimal.Decimal):  # a Parquet DECIMAL column: exact, as its text
+        if value.is_finite() and value == value.to_integral_value():
+            return str(int(value))
+        why = "a decimal number with a fraction" if value.is_finite() else "not a number"
+        raise InputError(
+            f"id {value} is {why}; expected text or a whole number: save the column as text",
+            path=path,
+            line=line,
+            field=field,
+        )
     if isinstance(value, datetime.date | datetime.time | datetime.timedelta):
         # "Input should be a valid string (got datetime.datetime(2026, 1, 2, 0, 0))" said
         # nothing of how an id becomes a date
