@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from failcodes.annotations import Annotation
+
 
 def _notes(err: str) -> list[str]:
     return [line for line in err.splitlines() if line.startswith("note: ")]
@@ -180,3 +182,151 @@ def test_the_tutorial_says_where_it_starts_that_the_clone_sits_beside_shared(
         "'../../../shared/data/medscore/medscore_output.jsonl': no such file or folder "
         f"({study}/../../../shared/data/medscore/medscore_output.jsonl)"
     )
+
+
+def _coded(coder: str, codes: dict[str, str], doubted: tuple[str, ...] = ()) -> Annotation:
+    from failcodes.annotations import CoderKind, DimensionEvidence
+    from failcodes.units import UnitKind
+    from tests.judge_helpers import make_codebook
+
+    return Annotation(
+        unit_id="u1",
+        unit_kind=UnitKind.VERIFICATION,
+        codebook=make_codebook().ref(),
+        coder=coder,
+        coder_kind=CoderKind.LLM,
+        codes=codes,
+        evidence={d: DimensionEvidence(rationale="r", uncertain=d in doubted) for d in codes},
+    )
+
+
+def test_a_consensus_code_a_member_doubted_says_so() -> None:
+    """Three members on one unit. grounding: m1 and m2 'ungrounded' (m2 uncertain), m3
+    'grounded' (uncertain): the majority's code rests on m2's doubted one. comprehension: m1
+    and m2 'understood', m3 'misread' (uncertain): only the outvoted member doubted, the
+    consensus does not rest on it. inference: three codes, a tie the primary (m1, uncertain)
+    breaks with its own code: it rests on the doubt. label_consistency: nobody doubted.
+    On main the votes carried no flag and the consensus read as certain everywhere."""
+    from failcodes.panel import consensus, uncertain_line, uncertain_units
+    from failcodes.units import UnitKind
+    from tests.judge_helpers import make_codebook
+
+    part = make_codebook().part(UnitKind.VERIFICATION)
+    base = {d.id: d.high_quality_code for d in part.dimensions}
+    panel = {
+        "m1": [
+            _coded(
+                "m1",
+                base | {"grounding": "ungrounded", "inference": "overreach"},
+                ("inference",),
+            )
+        ],
+        "m2": [
+            _coded(
+                "m2",
+                base | {"grounding": "ungrounded", "inference": "valid_inference"},
+                ("grounding",),
+            )
+        ],
+        "m3": [
+            _coded(
+                "m3",
+                base | {"comprehension": "misread", "inference": "conflict_synthesis_failure"},
+                ("grounding", "comprehension"),
+            )
+        ],
+    }
+    [unit] = consensus(panel, part, primary="m1")
+    dims = unit.dimensions
+    assert (dims["grounding"].consensus, dims["grounding"].uncertain) == (
+        ["ungrounded"],
+        ["m2", "m3"],
+    )
+    assert dims["grounding"].consensus_uncertain is True
+    assert (dims["comprehension"].consensus, dims["comprehension"].uncertain) == (
+        ["understood"],
+        ["m3"],
+    )
+    assert dims["comprehension"].consensus_uncertain is False
+    assert (dims["inference"].consensus, dims["inference"].decided_by) == (["overreach"], "primary")
+    assert (dims["inference"].uncertain, dims["inference"].consensus_uncertain) == (["m1"], True)
+    assert (dims["label_consistency"].uncertain, dims["label_consistency"].consensus_uncertain) == (
+        [],
+        False,
+    )
+    assert unit.uncertain == ["inference", "grounding"]  # codebook order
+    assert uncertain_units([unit]) == ["u1"]
+    assert uncertain_line(["m1", "m2", "m3"], [unit]) == (
+        "members flagged their code uncertain (m1 on 1, m2 on 1, m3 on 1 unit(s)); the "
+        "consensus rests on such a code on 1 of 1 unit(s) (first: u1)"
+    )
+
+
+def test_a_panels_consensus_carries_its_members_doubts_to_attribute_review_and_agree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Three models on the fake server (which flags about 1 dimension in 5 uncertain, by a
+    # digest of model, text and dimension), 12 units. Recomputed from each member's own
+    # annotations: the members that doubted each unit's dimension, and whether one of them
+    # gave the consensus code. The consensus annotations (what attribute, Label Studio export
+    # and the review read) said uncertain on none of them; the judge's lines and `agree RUN`
+    # said nothing of the members' doubts, nor did the report's table of the consensus rules.
+    from failcodes.commands.judge import agreement_lines
+    from failcodes.judge import JudgeJob, make_coder, read_annotations
+    from failcodes.judge.panelrun import Member, consensus_annotations, member_dir, run_panel
+    from failcodes.units import UnitKind, retrieval_units
+    from tests.cli_helpers import run_cli
+    from tests.fakeserver import FakeServer
+    from tests.judge_helpers import make_codebook, make_traces
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-panel-doubt")
+    cb = make_codebook()
+    units = retrieval_units(make_traces(4))
+    specs = ["openai:panel-a", "openai:panel-b", "openai:panel-c"]
+    run = tmp_path / "study" / "judge" / "demo" / "retrieval"  # a study's panel run
+    with FakeServer() as fake:
+        members = [Member(s, make_coder(s, base_url=fake.openai_base_url)) for s in specs]
+        report, _ = run_panel(units, members, JudgeJob(cb, UnitKind.RETRIEVAL, run))
+    own = [
+        {a.unit_id: a for a in read_annotations(member_dir(run, i, s))}
+        for i, s in enumerate(specs, 1)
+    ]
+    rests: dict[str, list[str]] = {}
+    flagged: dict[str, int] = dict.fromkeys(specs, 0)
+    for unit in report.units:
+        for dim, vote in unit.dimensions.items():
+            doubting = [s for s, anns in zip(specs, own, strict=True)
+                        if dim in anns[unit.unit_id].uncertain_dimensions()]  # fmt: skip
+            assert vote.uncertain == doubting, (unit.unit_id, dim)
+            gave = {c for s, anns in zip(specs, own, strict=True) if s in doubting
+                    for c in anns[unit.unit_id].code_set(dim)}  # fmt: skip
+            assert vote.consensus_uncertain is bool(gave & set(vote.consensus))
+            if vote.consensus_uncertain:
+                rests.setdefault(unit.unit_id, []).append(dim)
+        for s in specs:
+            flagged[s] += any(s in v.uncertain for v in unit.dimensions.values())
+    assert rests, "the fake server flags some consensus code uncertain"
+    by_unit = {a.unit_id: a for a in consensus_annotations(run, cb)}
+    for uid, ann in by_unit.items():
+        assert ann.uncertain is (uid in rests)
+        assert ann.uncertain_dimensions() == rests.get(uid, [])
+    n = len(rests)
+    first = next(u.unit_id for u in report.units if u.unit_id in rests)
+    line = (
+        "members flagged their code uncertain ("
+        + ", ".join(f"{s} on {flagged[s]}" for s in specs if flagged[s])
+        + f" unit(s)); the consensus rests on such a code on {n} of 12 unit(s) (first: {first})"
+    )
+    assert line in agreement_lines(report)
+    code, out, err = run_cli(["agree", str(run), "--bootstrap", "0", "--format", "json"], capsys)
+    assert code == 0, err
+    assert (
+        f"judge panel {run}: agreement between its members; {line}" in json.loads(out)[0]["notes"]
+    )
+    # the report's table "How the judge panel's consensus was decided" counts them
+    from failcodes.report.rundir import load_run_dir
+
+    inputs = load_run_dir(tmp_path / "study", codebook=cb)
+    assert inputs.panel_rules is not None
+    [rules] = inputs.panel_rules.to_dict("records")
+    assert rules["on a doubted code"] == n

@@ -9,7 +9,8 @@ Pure core (annotations in, tables out; :func:`failcodes.judge.run_panel` runs th
   dimension takes, code by code, the codes more than half the members gave; a code exactly
   half gave is a tie, kept when the primary gave it. With two members there is no majority:
   every disagreement is a tie, so the primary decides it (:func:`panel_warnings` says so).
-  Each vote records the rule that decided it (:data:`RULES`).
+  Each vote records the rule that decided it (:data:`RULES`), the members that flagged their
+  code uncertain, and whether the consensus rests on such a code (:func:`uncertain_units`).
 - :func:`split_units`: units where the members disagree on at least one dimension, ties first
   (what ``review plan --panel-splits`` reviews).
 - :func:`inter_judge_agreement`: agreement between the members per dimension (nominal, over
@@ -66,6 +67,15 @@ class DimensionVote(FrozenModel):
         description="unanimous | majority | primary (the primary judge broke a tie) | "
         "undecided; None in panel files written before the rule existed (a tie: undecided).",
     )
+    uncertain: list[str] = Field(
+        default_factory=list,
+        description="Members that flagged their code of this dimension uncertain (panel order).",
+    )
+    consensus_uncertain: bool = Field(
+        default=False,
+        description="A member that gave a consensus code flagged it uncertain: the consensus "
+        "rests on a code its judge doubted.",
+    )
 
     @property
     def rule(self) -> str:
@@ -101,6 +111,11 @@ class PanelUnit(FrozenModel):
         """The weakest rule that decided one of its dimensions (:data:`RULES`)."""
         rules = [v.rule for v in self.dimensions.values()] or ["undecided"]
         return max(rules, key=RULES.index)
+
+    @property
+    def uncertain(self) -> list[str]:
+        """Dimensions whose consensus rests on a code a member flagged uncertain."""
+        return [d for d, v in self.dimensions.items() if v.consensus_uncertain]
 
 
 class PanelAgreement(FrozenModel):
@@ -199,9 +214,56 @@ def consensus(panel: Panel, part: Part, primary: str | None = None) -> list[Pane
             first = scored[primary].get(uid) if primary is not None else None
             own = first.code_set(dim.id) if first is not None else ()
             if sets:
-                dims[dim.id] = _vote(dim.multi_label, sets, own or None, size)
+                vote = _vote(dim.multi_label, sets, own or None, size)
+                dims[dim.id] = _doubts(vote, scored, uid, dim.id)
         out.append(PanelUnit(unit_id=uid, dimensions=dims))
     return out
+
+
+def _doubts(
+    vote: DimensionVote, scored: dict[str, dict[str, Annotation]], uid: str, dim: str
+) -> DimensionVote:
+    """``vote`` with the members that flagged their code of ``dim`` uncertain.
+
+    A consensus code one of them gave rests on a doubt (``consensus_uncertain``): the panel's
+    code read as certain where its primary judge, deciding a tie, doubted it.
+    """
+    doubting = [
+        member
+        for member, by_unit in scored.items()
+        if uid in by_unit and dim in by_unit[uid].uncertain_dimensions()
+    ]
+    if not doubting:
+        return vote
+    chosen = set(vote.consensus)
+    rests = any(chosen & set(scored[m][uid].code_set(dim)) for m in doubting)
+    return vote.model_copy(update={"uncertain": doubting, "consensus_uncertain": rests})
+
+
+def uncertain_units(units: Iterable[PanelUnit]) -> list[str]:
+    """Ids of the units whose consensus rests on a code a member flagged uncertain."""
+    return [u.unit_id for u in units if u.uncertain]
+
+
+def uncertain_line(members: Sequence[str], units: Iterable[PanelUnit]) -> str | None:
+    """How many units each member flagged uncertain, and how many consensus codes rest on one.
+
+    None when no member flagged any. Said beside the panel's agreement and consensus counts:
+    a consensus code read as certain where the member that gave it doubted it.
+    """
+    units = list(units)
+    flagged = Counter(
+        m for u in units for m in {m for v in u.dimensions.values() for m in v.uncertain}
+    )
+    if not flagged:
+        return None
+    rests = uncertain_units(units)
+    who = ", ".join(f"{m} on {flagged[m]}" for m in members if flagged[m])
+    first = f" (first: {rests[0]})" if rests else ""
+    return (
+        f"members flagged their code uncertain ({who} unit(s)); the consensus rests on such a "
+        f"code on {len(rests)} of {len(units)} unit(s){first}"
+    )
 
 
 def decided_counts(units: Iterable[PanelUnit]) -> dict[str, int]:

@@ -445,6 +445,16 @@ class AgreeResult:
         return [n for n in self.notes if n != self.assumed]
 
 
+def _panel_doubts(run_dir: Path) -> str:
+    """``'; members flagged ...'`` of a panel run (:func:`failcodes.panel.uncertain_line`)."""
+    from failcodes.judge.panelrun import read_panel
+    from failcodes.panel import uncertain_line
+
+    report = read_panel(run_dir)
+    line = None if report is None else uncertain_line(report.members, report.units)
+    return "" if line is None else f"; {line}"
+
+
 def _coders_written_one_way(
     annotations: Sequence[Annotation], lines: Sequence[int], path: Path
 ) -> None:
@@ -705,7 +715,10 @@ class AgreeRequest(Request):
                 _codes_in_codebook(annotations, lines, cb, self.file)
             multi = [] if cb is None else [d.id for _, d in cb.dimensions() if d.multi_label]
             if panel_run:
-                notes.append(f"judge panel {self.file}: agreement between its members")
+                notes.append(
+                    f"judge panel {self.file}: agreement between its members"
+                    + _panel_doubts(self.file)
+                )
             scoped = annotation_agreement(
                 annotations,
                 categories=None if cb is None else cb.code_lists(),

@@ -350,6 +350,8 @@ class JudgeResult:
 
 def agreement_lines(report: PanelReport) -> list[str]:
     """The panel's agreement per dimension (and how many units it splits on)."""
+    from failcodes.panel import uncertain_line
+
     cost = f"${report.cost_usd:.4f} (every member)"
     if report.unpriced:  # an unpriced member counts $0 a unit: the sum is no dollar figure
         cost = f"unknown (no price for {', '.join(report.unpriced)})"
@@ -364,6 +366,9 @@ def agreement_lines(report: PanelReport) -> list[str]:
             f"{d.get('primary', 0)} ties broken by the primary judge ({report.primary}), "
             f"{d.get('undecided', 0)} undecided"
         )
+    doubted = uncertain_line(report.members, report.units)
+    if doubted is not None:
+        lines.append(doubted)
     lines += [f"warning: {w}" for w in report.warnings]
     lines.append("inter-judge agreement per dimension (fleiss / krippendorff / gwet_ac1):")
     rows: dict[str, dict[str, float | None]] = {}

@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from failcodes.annotationlines import AnnotationRead
-from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status, includes_heuristic
+from failcodes.annotations import (
+    NOT_ASSESSABLE,
+    Annotation,
+    CoderKind,
+    DimensionEvidence,
+    Status,
+    includes_heuristic,
+)
 from failcodes.codebook import Codebook
 from failcodes.contract import StrictModel
 from failcodes.errors import ConfigError, InputError
@@ -268,7 +275,9 @@ def panel_annotations(run_dir: str | Path) -> list[Annotation]:
 def consensus_annotations(run_dir: str | Path, codebook: Codebook) -> list[Annotation]:
     """One annotation per unit carrying the panel's consensus codes (coder ``panel(a+b)``).
 
-    A tie the primary judge broke carries the primary's code. A unit left undecided on any
+    A tie the primary judge broke carries the primary's code. A dimension whose consensus code
+    a member gave and flagged uncertain is flagged uncertain (its evidence names the members
+    that doubted it): the consensus read as certain. A unit left undecided on any
     dimension (a tie the primary did not break: it gave none of the tied codes, or the panel
     file predates the rule) is *unscored* with those dimensions as its reason: it has no
     consensus to report, and tables leave it out rather than guess.
@@ -307,7 +316,25 @@ def consensus_annotations(run_dir: str | Path, codebook: Codebook) -> list[Annot
             continue
         codes = {d: v.consensus[0] for d, v in unit.dimensions.items()}
         sets = {d: list(v.consensus) for d, v in unit.dimensions.items() if d in multi}
-        out.append(Annotation(status=Status.SCORED, codes=codes, code_sets=sets, **common))
+        # a consensus code a member doubted is doubted (Label Studio: "[judge uncertain]")
+        evidence = {
+            d: DimensionEvidence(
+                rationale=f"judge panel consensus; flagged uncertain by {', '.join(v.uncertain)}",
+                uncertain=True,
+            )
+            for d, v in unit.dimensions.items()
+            if v.consensus_uncertain
+        }
+        out.append(
+            Annotation(
+                status=Status.SCORED,
+                codes=codes,
+                code_sets=sets,
+                evidence=evidence,
+                uncertain=bool(evidence),
+                **common,
+            )
+        )
     return out
 
 

@@ -661,7 +661,9 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                     "under its weakest dimension): every member agreed; more than half agreed; "
                     "a tie decided by the primary judge's code (the first --judge; ties are "
                     "listed first for review); undecided (a tie the primary did not break: "
-                    "left out of the tables)",
+                    "left out of the tables); on a doubted code: units whose consensus code "
+                    "a member that gave it flagged uncertain (Label Studio shows them "
+                    "[judge uncertain])",
                 )
             )
         if inputs.panel_agreement is not None and not inputs.panel_agreement.empty:

@@ -1062,7 +1062,7 @@ def _panel_rows(folder: Path, run: str) -> list[dict[str, Any]]:
 def _panel_rule_rows(folder: Path, run: str) -> list[dict[str, Any]]:
     """How many units of a panel run each consensus rule decided (``panel.json``)."""
     from failcodes.judge.panelrun import read_panel
-    from failcodes.panel import decided_counts
+    from failcodes.panel import decided_counts, uncertain_units
 
     panel = read_panel(folder)
     if panel is None:
@@ -1077,6 +1077,8 @@ def _panel_rule_rows(folder: Path, run: str) -> list[dict[str, Any]]:
             "majority": counts.get("majority", 0),
             "tie, primary's code": counts.get("primary", 0),
             "undecided": counts.get("undecided", 0),
+            # a consensus code its member doubted read as certain (a file before: 0)
+            "on a doubted code": len(uncertain_units(panel.units)),
             "warning": " ".join(panel.warnings) or None,
         }
     ]
