@@ -26,6 +26,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from failcodes.codesets import splits
 from failcodes.errors import ConfigError, InputError
 from failcodes.numbertext import reads_as_float, whole_number_text
 from failcodes.verdicts import MISSING_MARKS
@@ -217,6 +218,7 @@ class LabelRule:
                 field=self.column,
             )
         self._check_variants()
+        self._check_sets()
         missing = [k for k in self.outcomes if k not in self.seen]
         if not missing:
             return None
@@ -281,6 +283,42 @@ class LabelRule:
                 line=line,
                 field=self.column,
             )
+
+    def _check_sets(self) -> None:
+        """Refuse a value the rule does not name that joins values it names (several codes).
+
+        ``dosage;interaction`` under ``error_type in {dosage, interaction} -> error; otherwise
+        -> no_error``: a sentence with two errors was labelled no error (one error label for
+        two, exit 0; with the implied opposite, only a note). A cell splits as ``agree`` splits
+        one (:func:`failcodes.codesets.splits`) when every part is a value the rule names or a
+        value of its own in the column, one at least named; it is refused when a part gets
+        another outcome than the cell got. Named at its first row.
+        """
+        if self.otherwise is None:
+            return  # an unnamed value is refused row by row
+        for key, (spelling, path, line) in self.seen.items():
+            if key in self.outcomes:
+                continue
+            for sep, parts in splits(key):
+                keys = [_key(p) for p in parts]
+                if not all(k in self.outcomes or k in self.seen for k in keys):
+                    continue
+                gets = {self.outcomes.get(k, self.otherwise) for k in keys}
+                if not any(k in self.outcomes for k in keys) or gets == {self.otherwise}:
+                    continue
+                shown = ", ".join(repr(self.seen[k][0] if k in self.seen else k) for k in keys)
+                gives = " and ".join(sorted(o.value for o in gets))
+                joined = "written as a list" if sep is None else f"by {sep!r}"
+                quoted = '"' + spelling.replace('"', '""') + '"'  # as the rule's values read
+                raise InputError(
+                    f"{spelling!r} is not named by --label-rule {self.text!r} but joins values "
+                    f"({shown}, {joined}) that get {gives}: several codes in one cell? those "
+                    f"rows got the {self.otherwise.value!r} label; name it in the rule, quoted "
+                    f"({{..., {quoted}}}), or give its own clause",
+                    path=path,
+                    line=line,
+                    field=self.column,
+                )
 
 
 def _squash(key: str) -> str:

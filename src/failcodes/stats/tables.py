@@ -11,7 +11,6 @@ Agreement between coders' annotations (which name codebook dimensions) lives in
 
 from __future__ import annotations
 
-import ast
 import itertools
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -22,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from failcodes.codesets import AND_JOINER, AND_PARTS, SET_SEPARATORS, listed_items
 from failcodes.errors import InputError, StatisticsError
 from failcodes.idzeros import without_leading_zeros
 from failcodes.spelling import spelling_key
@@ -962,33 +962,6 @@ def _unit_spellings(ids: pd.Series) -> list[str]:
     ]
 
 
-#: Separators that join codes into one cell (``a;b``, ``a|b``, ``a, b``, ``a/b``, ``a & b``,
-#: ``a + b``, a line break inside a spreadsheet cell, the full-width ``；`` ``，`` and the
-#: ideographic comma ``、`` of CJK input), and the word ``and`` (:data:`AND_JOINER`).
-SET_SEPARATORS = (";", "|", ",", "/", "&", "+", "\n", "\uff1b", "\uff0c", "\u3001")
-
-#: The word "and" joining codes (``relevance and sufficiency``, ``x AND y``, ``x, y and z``):
-#: any case, with spaces around it. As for the separators, a cell is split only when every
-#: part is a rating of its own elsewhere: ``search and retrieval`` stays one category when
-#: ``search`` and ``retrieval`` are never written alone.
-AND_JOINER = " and "
-_AND_PARTS = re.compile(r"\s*,?\s+and\s+|\s*,\s*", re.IGNORECASE)
-
-
-def _listed(code: str) -> list[str] | None:
-    """The items of a cell written as a JSON or Python list (``["a", "b"]``, ``['a', 'b']``).
-
-    pandas writes a list column to CSV that way; each spelling and order was a category.
-    """
-    if not (code.startswith("[") and code.endswith("]")):
-        return None
-    try:
-        items = ast.literal_eval(code)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
-    return [str(i).strip() for i in items] if isinstance(items, list) else None
-
-
 def _no_code_sets(
     frame: pd.DataFrame,
     raters: Sequence[str],
@@ -1017,12 +990,12 @@ def _no_code_sets(
     wholes = {p for _, _, value in cells for p in pieces(value)}
     for column, row, value in cells:
         for code in pieces(value):
-            listed = _listed(code)
+            listed = listed_items(code)
             for sep in (None, *SET_SEPARATORS, AND_JOINER):
                 parts = (
                     listed
                     if sep is None
-                    else [p.strip() for p in _AND_PARTS.split(code)]
+                    else [p.strip() for p in AND_PARTS.split(code)]
                     if sep == AND_JOINER
                     else [p.strip() for p in code.split(sep)]
                 )

@@ -1,0 +1,77 @@
+"""Session 25, t25red: red team on data shapes the tests did not use (issue 30's standard)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli_helpers import run_cli
+
+_CODES = "sentence_id,error_type\ns1,dosage;interaction\ns2,none\ns3,dosage\ns4,interaction\n"
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "error_type in {dosage, interaction} -> error; otherwise -> no_error",
+        "error_type in {dosage, interaction} -> error",  # the implied opposite: only a note
+    ],
+)
+def test_a_cell_joining_codes_the_label_rule_names_is_refused(tmp_path, capsys, rule) -> None:
+    # One row per sentence, its error codes joined by ';' (s1 has two errors). main wrote s1
+    # has_error false at exit 0 (under the implied opposite with a note that listed
+    # 'dosage;interaction' among the values given no_error): 2 error labels for the 3
+    # sentences whose cells name an error code (s1, s3, s4; by hand).
+    table = tmp_path / "codes.csv"
+    table.write_text(_CODES)
+    out = tmp_path / "o" / "l.jsonl"
+    args = ["ingest", "generic-labels", str(table), "-o", str(out), "--label-rule", rule]
+    code, _, err = run_cli(args, capsys)
+    assert (code, err.splitlines()) == (
+        2,
+        [
+            f"failcodes: error: {table}:2, field 'error_type': 'dosage;interaction' is not "
+            f"named by --label-rule {rule!r} but joins values ('dosage', 'interaction', by "
+            "';') that get error: several codes in one cell? those rows got the 'no_error' "
+            'label; name it in the rule, quoted ({..., "dosage;interaction"}), or give its '
+            "own clause"
+        ],
+    )
+    assert not out.parent.exists()
+    # the way through: the joined value named, quoted (';' separates the rule's clauses)
+    named = (
+        'error_type in {dosage, interaction, "dosage;interaction"} -> error; otherwise -> no_error'
+    )
+    code, _, err = run_cli([*args[:-1], named], capsys)
+    assert code == 0, err
+    labels = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(x["sentence_id"], x["has_error"]) for x in labels] == [
+        ("s1", True),
+        ("s2", False),
+        ("s3", True),
+        ("s4", True),
+    ]
+
+
+def test_a_cell_whose_codes_get_another_outcome_than_it_is_refused(tmp_path, capsys) -> None:
+    # 'none -> no_error; otherwise -> error': 'dosage;interaction' got error, as each of its
+    # codes would: nothing wrong, read (s1 error, s2 not, s3 and s4 errors). 'Dosage|none'
+    # also got error, where its 'none' gets no_error: refused (main: an error label, exit 0).
+    table = tmp_path / "codes.csv"
+    table.write_text(_CODES)
+    out = tmp_path / "l.jsonl"
+    rule = "error_type = none -> no_error; otherwise -> error"
+    args = ["ingest", "generic-labels", str(table), "-o", str(out), "--label-rule", rule]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    labels = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [x["has_error"] for x in labels] == [True, False, True, True]
+    table.write_text(_CODES + "s5,Dosage|none\n")
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert err.startswith(
+        f"failcodes: error: {table}:6, field 'error_type': 'Dosage|none' is not named by "
+        f"--label-rule {rule!r} but joins values ('dosage', 'none', by '|') that get error and "
+        "no_error: several codes in one cell? those rows got the 'error' label"
+    )
