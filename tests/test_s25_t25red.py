@@ -75,3 +75,25 @@ def test_a_cell_whose_codes_get_another_outcome_than_it_is_refused(tmp_path, cap
         f"--label-rule {rule!r} but joins values ('dosage', 'none', by '|') that get error and "
         "no_error: several codes in one cell? those rows got the 'error' label"
     )
+
+
+def test_agree_says_unit_ids_one_csv_writes_as_1_and_1_0(tmp_path, capsys) -> None:
+    # Two exports joined: '1' in one, '1.0' (a pandas float column) in the other. JSON's 1 and
+    # 1.0 are one unit (refused on two rows); the CSV's texts are two units, as for '01' and
+    # '1', which the first lines name: main named '01'/'1' but said nothing of '1.0'/'1'.
+    # Cohen over the 5 rows as given: p_o 4/5, p_e (2/5)(3/5) + (3/5)(2/5) = 12/25, kappa
+    # (4/5 - 12/25) / (1 - 12/25) = 8/13 (by hand).
+    table = tmp_path / "r.csv"
+    table.write_text("unit,r1,r2\n1,yes,yes\n2,no,yes\n1.0,no,no\n3,yes,yes\n4,no,no\n")
+    code, out, err = run_cli(
+        ["agree", str(table), "--stat", "cohen", "--bootstrap", "0", "--format", "json"], capsys
+    )
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert row["value"] == pytest.approx(8 / 13)
+    assert row["n_units"] == 5
+    assert (
+        "unit ids that differ only in case, spacing, Unicode form or a whole number written "
+        "as a float ('1.0' for '1') are read as different units: '1' and '1.0'; write them "
+        "one way if they name one unit"
+    ) in row["notes"]

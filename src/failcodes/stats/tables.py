@@ -24,6 +24,7 @@ import pandas as pd
 from failcodes.codesets import AND_JOINER, AND_PARTS, SET_SEPARATORS, listed_items
 from failcodes.errors import InputError, StatisticsError
 from failcodes.idzeros import without_leading_zeros
+from failcodes.numbertext import whole_number_text
 from failcodes.spelling import spelling_key
 from failcodes.stats.agreement import AgreementResult, Weights, agreements
 from failcodes.stats.bootstrap import FloatArray
@@ -946,19 +947,29 @@ def _unit_spellings(ids: pd.Series) -> list[str]:
     first: dict[str, str] = {}
     pairs: list[tuple[str, str]] = []
     for unit in dict.fromkeys(ids.tolist()):
-        # and the leading zeros of its numbers ('007' from one rater, '7'; 's007', 's7')
-        seen = first.setdefault(without_leading_zeros(spelling_key(unit)), unit)
+        # and the leading zeros of its numbers ('007' from one rater, '7'; 's007', 's7'), and
+        # a whole number written as a float ('1.0': a CSV of a pandas column widened by a
+        # missing cell, beside '1' from another export; JSON's 1 and 1.0 are one unit, refused
+        # on two rows, where the CSV's two texts were two units of one rating each)
+        text = whole_number_text(unit) or unit if isinstance(unit, str) else unit
+        seen = first.setdefault(without_leading_zeros(spelling_key(text)), unit)
         if seen != unit:
             pairs.append((seen, unit))
     if not pairs:
         return []
     shown = ", ".join(f"{a!r} and {b!r}" for a, b in pairs[:3])
     more = f" (and {len(pairs) - 3} more)" if len(pairs) > 3 else ""
-    zeros = any(spelling_key(a) != spelling_key(b) for a, b in pairs)
+    floats = any(whole_number_text(a) or whole_number_text(b) for a, b in pairs)
+    zeros = any(
+        spelling_key(a) != spelling_key(b) and not (whole_number_text(a) or whole_number_text(b))
+        for a, b in pairs
+    )
+    ways = ["case", "spacing", "Unicode form"]
+    ways += ["leading zeros"] if zeros else []
+    ways += ["a whole number written as a float ('1.0' for '1')"] if floats else []
     return [
-        f"unit ids that differ only in case, spacing{',' if zeros else ' or'} Unicode form"
-        f"{' or leading zeros' if zeros else ''} are read as different units: {shown}{more}; "
-        "write them one way if they name one unit"
+        f"unit ids that differ only in {', '.join(ways[:-1])} or {ways[-1]} are read as "
+        f"different units: {shown}{more}; write them one way if they name one unit"
     ]
 
 
