@@ -97,3 +97,24 @@ def test_agree_says_unit_ids_one_csv_writes_as_1_and_1_0(tmp_path, capsys) -> No
         "as a float ('1.0' for '1') are read as different units: '1' and '1.0'; write them "
         "one way if they name one unit"
     ) in row["notes"]
+
+
+def test_a_rater_written_1_and_1_0_in_a_long_table_is_refused(tmp_path, capsys) -> None:
+    # Two raters numbered 1 and 2; one export wrote '1.0' and '2.0' for some rows (a pandas
+    # float column). main read 4 raters (1, 1.0, 2, 2.0), each rating 1 or 3 of the 4 units,
+    # at exit 0 (Fleiss 0.467, the two raters' own; Cohen refused as 'the table has 4').
+    table = tmp_path / "long.csv"
+    table.write_text(
+        "unit,rater,rating\nu1,1,yes\nu1,2,yes\nu2,1,no\nu2,2.0,yes\nu3,1.0,no\nu3,2,no\n"
+        "u4,1,yes\nu4,2,yes\n"
+    )
+    args = ["agree", str(table), "--long", "rater,rating", "--unit-column", "unit"]
+    code, _, err = run_cli([*args, "--stat", "fleiss", "--bootstrap", "0"], capsys)
+    assert (code, err.splitlines()) == (
+        2,
+        [
+            f"failcodes: error: {table}:5, field 'rater': rater '2.0' is '2' (line 3) written "
+            "another way (a whole number as a float): it would be a rater of its own; write it "
+            "one way"
+        ],
+    )

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from failcodes.errors import InputError
+from failcodes.numbertext import whole_number_text
 from failcodes.spelling import TOTAL_WORDS, names_a_total, spelling_key
 from failcodes.stats.summaries import Summary, name_words
 
@@ -804,16 +805,20 @@ def one_way(
     """Refuse a value written two ways (case, spacing or Unicode form): the first one wins.
 
     ``cells`` are (value, line, field); the error names the first spelling's line (and
-    ``column``: its field) and ends with ``tail``.
+    ``column``: its field) and ends with ``tail``. A whole number written as a float is
+    one way too: rater ``1.0`` (a CSV of a pandas column widened by a missing cell) beside
+    ``1`` from another export was a rater of its own, each rating half the units (t25red).
     """
     first: dict[str, tuple[str, int, str]] = {}
     for value, line, field in cells:
-        was, at, where = first.setdefault(spelling_key(value), (value, line, field))
+        key = spelling_key(whole_number_text(value) or value)
+        was, at, where = first.setdefault(key, (value, line, field))
         if was != value:
             place = f"line {at}, column {where!r}" if column else f"line {at}"
+            floats = whole_number_text(value) or whole_number_text(was)
+            how = "a whole number as a float" if floats else "case, spacing or Unicode form"
             raise InputError(
-                f"{what} {value!r} is {was!r} ({place}) written another way (case, spacing or "
-                f"Unicode form): {tail}",
+                f"{what} {value!r} is {was!r} ({place}) written another way ({how}): {tail}",
                 path=source,
                 line=line,
                 field=field,
