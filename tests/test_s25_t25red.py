@@ -118,3 +118,33 @@ def test_a_rater_written_1_and_1_0_in_a_long_table_is_refused(tmp_path, capsys) 
             "one way"
         ],
     )
+
+
+def test_a_consensus_says_the_targets_one_annotator_labelled_alone(tmp_path, capsys) -> None:
+    # Two clinicians, the second labelled 3 of the 5 sentences. main's note: '4 unanimous, 1
+    # split, 1 tied', where s3 and s4 carry dr A's label alone (kept as is: no consensus).
+    # By hand: s1 (A, B error) and s5 (A, B no error) unanimous; s2 split 1-1, tied -> error;
+    # s3 A error, s4 A no error, each alone.
+    table = tmp_path / "two.csv"
+    table.write_text(
+        "sentence_id,annotator,has_error\ns1,A,true\ns1,B,true\ns2,A,false\ns2,B,true\n"
+        "s3,A,true\ns4,A,false\ns5,A,false\ns5,B,false\n"
+    )
+    out = tmp_path / "l.jsonl"
+    args = ["ingest", "generic-labels", str(table), "-o", str(out)]
+    code, _, err = run_cli(
+        [*args, "--option", "consensus=majority", "--option", "ties=error"], capsys
+    )
+    assert code == 0, err
+    assert err.splitlines()[0] == (
+        "note: consensus (majority) of 2 annotators over 5 targets: 4 unanimous (2 of them "
+        "labelled by one annotator alone, that label kept: no consensus), 1 split, 1 tied"
+    )
+    labels = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(x["sentence_id"], x["has_error"], x["annotator"]) for x in labels] == [
+        ("s1", True, "majority of 2: A, B"),
+        ("s2", True, "majority of 2: A, B"),
+        ("s3", True, "A"),
+        ("s4", False, "A"),
+        ("s5", False, "majority of 2: A, B"),
+    ]

@@ -57,15 +57,28 @@ class Summary:
     split: int
     ties: int
     skipped: int
+    #: Of the ``unanimous``, the targets one annotator labelled alone (kept as they are).
+    single: int = 0
 
     def note(self) -> str:
-        """One line: the rule, how many targets were unanimous, split, tied, skipped."""
+        """One line: the rule, how many targets were unanimous, split, tied, skipped.
+
+        A target one annotator labelled alone is no consensus: counted among the unanimous
+        and unsaid, two of five targets labelled by one clinician of two read as "4
+        unanimous" (t25red); the note says how many such labels were kept as they are.
+        """
         tied = f", {self.ties:,} tied" if self.ties else ""
         skipped = f" ({self.skipped:,} skipped)" if self.skipped else ""
+        alone = (
+            f" ({self.single:,} of them labelled by one annotator alone, that label kept: "
+            "no consensus)"
+            if self.single
+            else ""
+        )
         return (
             f"consensus ({self.rule.value}) of {self.annotators:,} annotators over "
-            f"{self.targets:,} targets: {self.unanimous:,} unanimous, {self.split:,} split"
-            f"{tied}{skipped}"
+            f"{self.targets:,} targets: {self.unanimous:,} unanimous{alone}, "
+            f"{self.split:,} split{tied}{skipped}"
         )
 
 
@@ -220,12 +233,13 @@ def combine(
     for item in labels:
         groups.setdefault((*label_target(item[0]), item[0].system), []).append(item)
     out: list[Label] = []
-    unanimous = split = tied = skipped = 0
+    unanimous = split = tied = skipped = single = 0
     first_tie: Located | None = None
     for group in groups.values():
         if len(group) == 1:
             out.append(group[0][0])
             unanimous += 1
+            single += 1
             continue
         _votes(group)
         errors = sum(lb.has_error for lb, _, _ in group)
@@ -255,5 +269,5 @@ def combine(
             field="has_error",
         )
     names = {lb.annotator for lb, _, _ in labels if lb.annotator is not None}
-    summary = Summary(rule, len(groups), len(names), unanimous, split, tied, skipped)
+    summary = Summary(rule, len(groups), len(names), unanimous, split, tied, skipped, single)
     return out, summary
