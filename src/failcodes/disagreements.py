@@ -43,19 +43,15 @@ from failcodes.mapping import (
     DEFAULT_MAPPING,
     ErrorMapping,
     SentenceWithoutClaims,
-    check_unique_claims,
     resolve_mapping,
-    sentence_groups,
 )
 from failcodes.metrics import (
     DEFAULT_WITHOUT_CLAIMS,
     GroupLabels,
+    LabelledUnits,
     Level,
-    ScopeFacts,
     WithoutClaimsPolicy,
     as_columns,
-    group_label_flags,
-    labelled_without_claims,
 )
 from failcodes.tracecols import SentenceColumns, TraceColumns
 from failcodes.traces import EvidenceSource, Passage, Trace, unique_ranks
@@ -315,77 +311,43 @@ def select_with_shape(
     requested = choice(QuestionScope, question_scope, "question_scope")
     m = mapping if isinstance(mapping, ErrorMapping) else resolve_mapping(mapping)
     cols = as_columns(traces)
-    out: list[Selected] = []
-    # int32 codes as stored, no int64 copy (8 bytes a row each at 10x paper scale)
-    _, systems = cols.small_codes("system")
-    q_codes, questions = cols.small_codes("question_id")
-    s_codes, sentences = cols.small_codes("sentence_id")
-    error_rows = cols.error_rows(m.error_verdicts)
-
-    def add(
-        system: str,
-        qid: str,
-        sid: str,
-        cid: str | None,
-        lab: Label,
-        pred: bool,
-        rows: tuple[int, ...] | range,
-    ) -> None:
-        out.append(_selected(m, lvl, system, qid, sid, cid, lab, pred, rows))
-
     if lvl is Level.CLAIM:
         index.labelled_units(cols)  # the labels' own errors, as ever, before any other
-        check_unique_claims(cols)
-        shape = ScopeFacts.of_level(index, lvl, len(systems)).shape
-        sys_codes, _ = cols.small_codes("system")
+    units = LabelledUnits.of_index(cols, index, lvl, policy, requested)
+    at, predicted = units.differing(m)
+    out: list[Selected] = []
+    if lvl is Level.CLAIM:
+        # int32 codes as stored, no int64 copy (8 bytes a row each at 10x paper scale)
+        sys_codes, systems = cols.small_codes("system")
+        q_codes, questions = cols.small_codes("question_id")
+        s_codes, sentences = cols.small_codes("sentence_id")
         c_codes, claims = cols.small_codes("claim_id")
-        for row in range(len(cols)):
-            lab = index.of(systems[sys_codes[row]]).for_claim(
-                questions[q_codes[row]], sentences[s_codes[row]], claims[c_codes[row]]
-            )
-            pred = bool(error_rows[row])
-            if lab is None or lab.has_error == pred:
-                continue
-            add(
-                systems[sys_codes[row]],
-                questions[q_codes[row]],
-                sentences[s_codes[row]],
-                claims[c_codes[row]],
-                lab,
-                pred,
-                (row,),
-            )
+        for row, pred in zip(at.tolist(), predicted.tolist(), strict=True):
+            system = systems[sys_codes[row]]
+            qid, sid, cid = questions[q_codes[row]], sentences[s_codes[row]], claims[c_codes[row]]
+            lab = index.of(system).for_claim(qid, sid, cid)
+            assert lab is not None  # (a labelled unit)
+            out.append(_selected(m, lvl, system, qid, sid, cid, lab, pred, (row,)))
     else:
-        groups = sentence_groups(cols, index.labelled_units(cols))
-        facts = ScopeFacts.of_groups(groups, index, lvl, policy, requested)
-        shape = facts.shape
-        flagged = groups.flags(error_rows)
+        groups = units.groups
+        assert groups is not None
         order = np.argsort(groups.group, kind="stable")
         bounds = np.searchsorted(groups.group[order], np.arange(len(groups.system) + 1))
         # a label is fetched only for a disagreement (labels read as columns build it then)
-        sentence_flags = group_label_flags(groups, index)
-        for g in np.flatnonzero((sentence_flags >= 0) & ((sentence_flags == 1) != flagged)):
+        for g, pred in zip(at.tolist(), predicted.tolist(), strict=True):
             sid = groups.sentences[int(groups.sentence[g])]
             system = groups.systems[int(groups.system[g])]
-            lab = index.of(system).sentence[sid]
+            qid = groups.questions[int(groups.question[g])]
             rows = _rows(order[bounds[g] : bounds[g + 1]])
-            add(
-                system,
-                groups.questions[int(groups.question[g])],
-                sid,
-                None,
-                lab,
-                bool(flagged[g]),
-                rows,
-            )
-        if policy is WithoutClaimsPolicy.NO_ERROR:
-            for miss in labelled_without_claims(groups, index, facts.scope):
-                lab = index.of(miss.system).for_sentence(miss.question_id, miss.sentence_id)
-                if lab is None or not lab.has_error:
-                    continue
-                add(miss.system, miss.question_id, miss.sentence_id, None, lab, False, ())
-    out.sort(key=lambda d: (d.system, d.question_id, d.sentence_id, d.claim_id or "", d.id))
-    return out, shape
+            lab = index.of(system).sentence[sid]
+            out.append(_selected(m, lvl, system, qid, sid, None, lab, pred, rows))
+        for miss in units.missed():
+            lab = index.of(miss.system).for_sentence(miss.question_id, miss.sentence_id)
+            assert lab is not None  # (a labelled error sentence)
+            args = (miss.system, miss.question_id, miss.sentence_id, None, lab, False, ())
+            out.append(_selected(m, lvl, *args))
+    out.sort(key=_order)
+    return out, units.facts.shape
 
 
 def _selected(
@@ -552,21 +514,14 @@ def select_group_disagreements(
     matched = GroupLabels(cols, labels, requested)
     if not matched.valid:
         return None
-    shape = ScopeFacts.of_matched(matched, Level.SENTENCE, policy, requested).shape
+    units = LabelledUnits.of_matched(cols, matched, policy, requested)
     if index is None:
         index = matched.label_index(cols, labels)
-    label = matched.flag[cols.sentence]  # per group: 1 error, 0 no error, -1 unlabelled
-    labelled = label >= 0
-    error = label == 1
-    del label
-    missing: tuple[SentenceWithoutClaims, ...] = ()
-    if policy is WithoutClaimsPolicy.NO_ERROR:
-        missing = tuple(m for m in matched.missing if matched.has_error(cols, m))
+    missing = tuple(units.missed())
     out = []
     for m in mappings:
-        flagged = cols.flags(m.error_verdicts)
-        groups = np.flatnonzero(labelled & (error != flagged))
-        out.append(GroupSelection(cols, index, m, groups, flagged[groups], missing, shape))
+        groups, predicted = units.differing(m)
+        out.append(GroupSelection(cols, index, m, groups, predicted, missing, units.facts.shape))
     return out
 
 

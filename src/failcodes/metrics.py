@@ -42,10 +42,11 @@ t statistics are then lumpy), the percentile interval is used (``method``).
 from __future__ import annotations
 
 import bisect
+import functools
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -962,44 +963,6 @@ def labelled_without_claims(
     ]
 
 
-def _sentence_units(
-    cols: TraceColumns | SentenceColumns,
-    mapping: ErrorMapping,
-    index: LabelIndex,
-    groups: SentenceGroups,
-    policy: WithoutClaimsPolicy,
-    missing: list[SentenceWithoutClaims],
-) -> tuple[_Units, dict[str, int], list[SentenceWithoutClaims]]:
-    if isinstance(cols, SentenceColumns):
-        pred = cols.flags(mapping.error_verdicts)
-    else:
-        pred = groups.flags(cols.error_rows(mapping.error_verdicts))
-    systems = _systems(cols)
-    label = group_label_flags(groups, index)
-    scored = label >= 0
-    unlabelled = _count_by(groups.system[~scored], len(systems), systems)
-    system, question, lab, prd = (
-        groups.system[scored],
-        groups.question[scored],
-        label[scored] == 1,
-        pred[scored],
-    )
-    if policy is WithoutClaimsPolicy.NO_ERROR and missing:
-        sys_code = {name: i for i, name in enumerate(systems)}
-        q_code = {q: i for i, q in enumerate(groups.questions)}
-        extra_lab = [
-            bool(lab_.has_error)
-            for m in missing
-            if (lab_ := index.of(m.system).for_sentence(m.question_id, m.sentence_id)) is not None
-        ]
-        system = np.concatenate([system, [sys_code[m.system] for m in missing]])
-        question = np.concatenate([question, [q_code[m.question_id] for m in missing]])
-        lab = np.concatenate([lab, np.array(extra_lab, dtype=bool)])
-        prd = np.concatenate([prd, np.zeros(len(missing), dtype=bool)])
-    units = _Units(system.astype(np.int64), question.astype(np.int64), groups.questions, lab, prd)
-    return units, unlabelled, missing
-
-
 class GroupLabels:
     """Sentence labels matched to :class:`SentenceColumns` by code (issue 18).
 
@@ -1119,33 +1082,6 @@ class GroupLabels:
         return next(err for _, s, err in self.extra if s == sid)
 
 
-def _group_units(
-    cols: SentenceColumns, mapping: ErrorMapping, matched: GroupLabels, policy: WithoutClaimsPolicy
-) -> tuple[_Units, dict[str, int], list[SentenceWithoutClaims]]:
-    """:func:`_sentence_units` of groups and labels matched by code (same units)."""
-    label = matched.flag[cols.sentence]
-    scored = label >= 0
-    unlabelled = _count_by(cols.system[~scored], len(cols.systems), cols.systems)
-    system = cols.system[scored]  # int32: a unit costs ~10 bytes here
-    question = cols.question[scored]
-    lab = label[scored] == 1
-    del label
-    prd = cols.flags(mapping.error_verdicts)[scored]
-    del scored
-    missing = matched.missing
-    if policy is WithoutClaimsPolicy.NO_ERROR and missing:
-        sys_code = {name: i for i, name in enumerate(cols.systems)}
-        system = np.concatenate([system, [sys_code[m.system] for m in missing]])
-        question = np.concatenate(
-            [question, [bisect.bisect_left(cols.questions, m.question_id) for m in missing]]
-        )
-        extra_lab = [matched.has_error(cols, m) for m in missing]
-        lab = np.concatenate([lab, np.array(extra_lab, dtype=bool)])
-        prd = np.concatenate([prd, np.zeros(len(missing), dtype=bool)])
-    units = _Units(system, question, cols.questions, lab, prd)
-    return units, unlabelled, missing
-
-
 def row_label_flags(
     sys_codes: npt.NDArray[np.integer[Any]],
     systems: Sequence[str],
@@ -1170,25 +1106,128 @@ def row_label_flags(
     return out
 
 
-def _claim_units(
-    cols: TraceColumns, mapping: ErrorMapping, index: LabelIndex
-) -> tuple[_Units, dict[str, int]]:
-    check_unique_claims(cols)
-    sys_codes, systems = cols.codes("system")
-    q_codes, questions = cols.codes("question_id")
-    s_codes, sentences = cols.codes("sentence_id")
-    c_codes, claims = cols.codes("claim_id")
-    label = row_label_flags(sys_codes, systems, s_codes, sentences, c_codes, claims, index)
-    scored = label >= 0
-    unlabelled = _count_by(sys_codes[~scored], len(systems), systems)
-    units = _Units(
-        sys_codes[scored],
-        q_codes[scored],
-        questions,
-        label[scored] == 1,
-        cols.error_rows(mapping.error_verdicts)[scored],
-    )
-    return units, unlabelled
+@dataclass(frozen=True)
+class LabelledUnits:
+    """The units of one level with their labels, before any mapping (issue 30).
+
+    Sentence groups (labels matched to them by code, :meth:`of_matched`, or looked up in an
+    index, :meth:`of_index`) or claim rows: each unit's system and question codes and
+    ``label`` (1 error, 0 no error, -1 unlabelled); :meth:`predicted` is its any-error under
+    a mapping. The one label path of metrics (which counts the labelled units) and
+    disagreements (which select those whose label and prediction differ): the FN and FP
+    counts of both are the same by construction. ``missing``: the labelled sentences a system
+    has no claim for, in its scope, sorted (under the no_error policy, units predicted no
+    error); ``error_of`` the label of one.
+    """
+
+    cols: TraceColumns | SentenceColumns
+    system: npt.NDArray[np.integer[Any]]
+    question: npt.NDArray[np.integer[Any]]
+    questions: list[str]
+    label: npt.NDArray[np.int8]
+    facts: ScopeFacts
+    policy: WithoutClaimsPolicy
+    #: Sentence groups looked up in an index (trace columns: each row's group); else None.
+    groups: SentenceGroups | None = None
+    missing: list[SentenceWithoutClaims] = field(default_factory=list)
+    error_of: Callable[[SentenceWithoutClaims], bool] = lambda _: False  # (claims: none)
+
+    @classmethod
+    def of_matched(
+        cls,
+        cols: SentenceColumns,
+        matched: GroupLabels,
+        policy: WithoutClaimsPolicy,
+        requested: QuestionScope,
+    ) -> LabelledUnits:
+        """Sentence groups and shared labels matched to them by code."""
+        facts = ScopeFacts.of_matched(matched, Level.SENTENCE, policy, requested)
+        label = matched.flag[cols.sentence]
+        error_of = functools.partial(matched.has_error, cols)
+        units = cls(cols, cols.system, cols.question, cols.questions, label, facts, policy)
+        return replace(units, missing=matched.missing, error_of=error_of)
+
+    @classmethod
+    def of_index(
+        cls,
+        cols: TraceColumns | SentenceColumns,
+        index: LabelIndex,
+        level: Level,
+        policy: WithoutClaimsPolicy,
+        requested: QuestionScope,
+    ) -> LabelledUnits:
+        """Sentence groups or claim rows, labels looked up in ``index`` (shared or per system).
+
+        A claim's label is its own, else its sentence's; per-system labels apply to their
+        own system's rows only.
+        """
+        if level is Level.CLAIM:
+            assert isinstance(cols, TraceColumns)  # (claim-level groups are refused before)
+            check_unique_claims(cols)
+            sys_codes, systems = cols.small_codes("system")
+            q_codes, questions = cols.small_codes("question_id")
+            s_codes, sentences = cols.small_codes("sentence_id")
+            c_codes, claims = cols.small_codes("claim_id")
+            label = row_label_flags(sys_codes, systems, s_codes, sentences, c_codes, claims, index)
+            facts = ScopeFacts.of_level(index, level, len(systems))
+            return cls(cols, sys_codes, q_codes, questions, label, facts, policy)
+        groups = sentence_groups(cols, index.labelled_units(cols))
+        facts = ScopeFacts.of_groups(groups, index, level, policy, requested)
+        missing = labelled_without_claims(groups, index, facts.scope)
+        label = group_label_flags(groups, index)
+        error_of = functools.partial(_sentence_error, index)
+        units = cls(cols, groups.system, groups.question, groups.questions, label, facts, policy)
+        return replace(units, groups=groups, missing=missing, error_of=error_of)
+
+    def predicted(self, mapping: ErrorMapping) -> npt.NDArray[np.bool_]:
+        """Per unit: one of its claims has one of the mapping's error verdicts."""
+        if isinstance(self.cols, SentenceColumns):
+            return self.cols.flags(mapping.error_verdicts)
+        rows = self.cols.error_rows(mapping.error_verdicts)
+        return rows if self.groups is None else self.groups.flags(rows)
+
+    def differing(self, mapping: ErrorMapping) -> tuple[IntArray, npt.NDArray[np.bool_]]:
+        """The labelled units whose label and prediction differ (ascending), and predictions."""
+        pred = self.predicted(mapping)
+        at = np.flatnonzero((self.label >= 0) & ((self.label == 1) != pred))
+        return at, pred[at]
+
+    def missed(self) -> list[SentenceWithoutClaims]:
+        """The labelled error sentences without claims: FN under the no_error policy."""
+        if self.policy is not WithoutClaimsPolicy.NO_ERROR:
+            return []
+        return [m for m in self.missing if self.error_of(m)]
+
+    def counted(self, mapping: ErrorMapping) -> tuple[_Units, dict[str, int]]:
+        """The labelled units under ``mapping`` and each system's count of unlabelled ones.
+
+        Under the no_error policy the labelled sentences without claims are units too,
+        predicted no error.
+        """
+        systems = _systems(self.cols)
+        scored = self.label >= 0
+        unlabelled = _count_by(self.system[~scored], len(systems), systems)
+        system, question = self.system[scored], self.question[scored]
+        lab, prd = self.label[scored] == 1, self.predicted(mapping)[scored]
+        del scored
+        if self.policy is WithoutClaimsPolicy.NO_ERROR and self.missing:
+            sys_code = {name: i for i, name in enumerate(systems)}
+            system = np.concatenate([system, [sys_code[m.system] for m in self.missing]])
+            question = np.concatenate(
+                [
+                    question,
+                    [bisect.bisect_left(self.questions, m.question_id) for m in self.missing],
+                ]
+            )
+            lab = np.concatenate([lab, [self.error_of(m) for m in self.missing]])
+            prd = np.concatenate([prd, np.zeros(len(self.missing), dtype=bool)])
+        return _Units(system, question, self.questions, lab, prd), unlabelled
+
+
+def _sentence_error(index: LabelIndex, miss: SentenceWithoutClaims) -> bool:
+    """The label of a labelled sentence without claims (looked up in ``index``)."""
+    lab = index.of(miss.system).for_sentence(miss.question_id, miss.sentence_id)
+    return lab is not None and lab.has_error
 
 
 def verdict_distributions(
@@ -1264,53 +1303,32 @@ def compute_metrics(
         traces = list(traces)  # a generator is read once: the checks used it up
         labels = check_in_memory(labels, traces, lvl is Level.SENTENCE)
     cols = traces if isinstance(traces, SentenceColumns) else as_columns(traces)
-    matched: GroupLabels | None = None
+    units: LabelledUnits | None = None
+    systems = _systems(cols)
     if isinstance(cols, SentenceColumns) and isinstance(labels, Sequence) and maps:
         # level is SENTENCE (claim level was refused above); labels matched by code, or
         # (claim labels, a duplicate target, a label that fits no trace) the generic path
         # below, which gives the exact error
         matched = GroupLabels(cols, labels, requested)
-        if not matched.valid:
-            matched = None
-    index: LabelIndex | None = None
-    groups: SentenceGroups | None = None
-    systems = _systems(cols)
-    missing_groups: list[SentenceWithoutClaims] = []
-    if matched is not None:
-        facts = ScopeFacts.of_matched(matched, lvl, policy, requested)
-    else:
+        if matched.valid:
+            units = LabelledUnits.of_matched(cols, matched, policy, requested)
+    if units is None:
         index = LabelIndex(labels)
-        if lvl is Level.SENTENCE and maps:
-            # the groups are the same under every mapping: formed once
-            groups = sentence_groups(cols, index.labelled_units(cols))
-            facts = ScopeFacts.of_groups(groups, index, lvl, policy, requested)
-            missing_groups = labelled_without_claims(groups, index, facts.scope)
-        else:
-            facts = ScopeFacts.of_level(index, lvl, len(systems))
-    missing_all: list[SentenceWithoutClaims] = []
-    tallied: list[tuple[IntArray, list[str], dict[str, int], list[SentenceWithoutClaims]]] = []
-    for mi, mapping in enumerate(maps):
-        missing: list[SentenceWithoutClaims] = []
-        if matched is not None:
-            assert isinstance(cols, SentenceColumns)
-            units, unlabelled, missing = _group_units(cols, mapping, matched, policy)
-        elif groups is not None:
-            assert index is not None
-            units, unlabelled, missing = _sentence_units(
-                cols, mapping, index, groups, policy, missing_groups
-            )
-        else:
-            assert isinstance(cols, TraceColumns) and index is not None  # refused above
-            units, unlabelled = _claim_units(cols, mapping, index)
-        if mi == 0:
-            missing_all = missing
+        if maps:  # (sentence level: the groups are the same under every mapping: formed once)
+            units = LabelledUnits.of_index(cols, index, lvl, policy, requested)
+    facts = units.facts if units is not None else ScopeFacts.of_level(index, lvl, len(systems))
+    missing = units.missing if units is not None else []
+    tallied: list[tuple[IntArray, list[str], dict[str, int]]] = []
+    for mapping in maps:
+        assert units is not None
+        counted, unlabelled = units.counted(mapping)
         # tallied here: one mapping's units held at a time (two held ~10 MB more at 10x
         # paper scale); the bootstrap's memory its blocks bound
-        per_q, questions = _tally(units, len(systems))
-        del units
-        tallied.append((per_q, questions, unlabelled, missing))
+        per_q, questions = _tally(counted, len(systems))
+        del counted
+        tallied.append((per_q, questions, unlabelled))
     intervals = _all_intervals(
-        [(per_q, questions) for per_q, questions, _, _ in tallied],
+        [(per_q, questions) for per_q, questions, _ in tallied],
         len(systems),
         bootstrap,
         seed,
@@ -1318,9 +1336,7 @@ def compute_metrics(
     )
     results = [
         r
-        for (per_q, _, unlabelled, missing), mapping, ivs in zip(
-            tallied, maps, intervals, strict=True
-        )
+        for (per_q, _, unlabelled), mapping, ivs in zip(tallied, maps, intervals, strict=True)
         for r in _score(per_q, unlabelled, missing, mapping, lvl, policy, systems, facts, ivs)
     ]
     settings = (
@@ -1334,7 +1350,7 @@ def compute_metrics(
         bootstrap=settings,
         results=tuple(results),
         distributions=tuple(verdict_distributions(cols)),
-        without_claims=tuple(missing_all),
+        without_claims=tuple(missing),
         shape=facts.shape,
         coverage=tuple(facts.coverage.values()),
     )
