@@ -244,3 +244,41 @@ def test_a_trace_whose_system_is_a_boolean_is_refused_in_the_tools_words(
         err
         == f"failcodes: error: {traces}:1, field 'system': expected text, got the boolean true\n"
     )
+
+
+#: The refusal of a SOURCE_DATE_EPOCH that is no time (report.html.report_epoch).
+_EPOCH = (
+    "failcodes: error: SOURCE_DATE_EPOCH={!r}: expected whole seconds since 1970-01-01 UTC "
+    "(the reproducible-builds convention), e.g. SOURCE_DATE_EPOCH=$(git log -1 --format=%ct); "
+    "unset it for the current time\n"
+)
+
+
+def test_a_source_date_epoch_that_is_no_time_is_refused_before_the_report_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: 'abc' ended `failcodes report` in matplotlib's ValueError traceback (the
+    tables already written); '-5' dated the page now (report_time read no digits) and the
+    PDFs 1969-12-31 (matplotlib read it): one report, two times, no word."""
+    import failcodes
+    from tests.test_outside_red12 import _wide_study
+
+    study = _wide_study(tmp_path / "st", {"w": "s1 s2 s3 s4 s5 s6"})
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    failcodes.run_study(study)
+    capsys.readouterr()  # the run's notes
+    out = tmp_path / "rep"
+    for bad in ("abc", "-5", "1.5", "99999999999999999999"):
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", bad)
+        code, said, err = run_cli(["report", str(study), "-o", str(out)], capsys)
+        assert (code, said, err) == (2, "", _EPOCH.format(bad))
+        assert not out.exists()  # nothing half-written
+    # 1767225600 s = 2026-01-01T00:00:00 UTC (20,454 days of 86,400 s since 1970-01-01)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", " 1767225600 ")
+    code, said, err = run_cli(["report", str(study), "-o", str(out)], capsys)
+    assert code == 0, err
+    assert "generated 2026-01-01T00:00:00+00:00 by failcodes" in (out / "index.html").read_text()
+    pdfs = sorted((out / "figures").glob("*.pdf"))
+    assert pdfs
+    for pdf in pdfs:  # every timestamp the report writes: the PDFs' too
+        assert b"/CreationDate (D:20260101000000Z)" in pdf.read_bytes(), pdf.name

@@ -393,6 +393,7 @@ def ci_words(rows: Sequence[Mapping[str, Any]]) -> str:
 
 def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
     """Write tables, figures and ``index.html`` under ``out_dir``; return the page's path."""
+    created = report_time()  # a SOURCE_DATE_EPOCH that is no time: refused before writing
     out = Path(out_dir)
     b = _Builder(out)
     heuristic = bool(inputs.meta and inputs.meta.judge_is_heuristic)
@@ -728,7 +729,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         sec.tables.append(b.table("codebook", inputs.codebook_table, caption))
         b.sections.append(sec)
 
-    meta = inputs.meta or ReportMeta(title=inputs.title, created=report_time())
+    meta = inputs.meta or ReportMeta(title=inputs.title, created=created)
     page = write_html(meta, b.sections, out)
     b.remove_leftovers()
     return page

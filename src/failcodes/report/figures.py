@@ -58,13 +58,19 @@ def save_figure_glyphs(
     matplotlib warnings on stderr (one per glyph and format); the caller says it once, beside
     the figure. Fonts are never downloaded.
     """
+    from failcodes.report.html import source_date
+
     out = Path(out_dir)
     paths = {"png": out / f"{stem}.png", "pdf": out / f"{stem}.pdf"}
     missing: dict[str, None] = {}
+    when = source_date()  # the PDF's creation date, as the page's (a PNG holds none)
     for fmt, path in paths.items():
+        dated: dict[str, Any] = (
+            {"metadata": {"CreationDate": when}} if fmt == "pdf" and when else {}
+        )
         with atomic_path(path) as tmp, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            fig.savefig(tmp, dpi=200, format=fmt)
+            fig.savefig(tmp, dpi=200, format=fmt, **dated)
         for w in caught:
             m = _MISSING_GLYPH.match(str(w.message))
             if m is None:

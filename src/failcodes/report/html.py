@@ -13,18 +13,41 @@ from pathlib import Path
 from pydantic import Field
 
 from failcodes.contract import StrictModel
+from failcodes.errors import ConfigError
 from failcodes.fileio import atomic_write_text
 from failcodes.report.render import environment
 
 
+def source_date() -> datetime | None:
+    """``SOURCE_DATE_EPOCH`` (the reproducible-builds convention) as a UTC time, or None (unset).
+
+    Every timestamp a report writes follows it: the page's "generated" time and each PDF
+    figure's creation date (:mod:`failcodes.report.figures`). A value that is no time is
+    refused (``abc`` ended in matplotlib's traceback, the tables written; ``-5`` dated the page
+    now and the PDFs 1969).
+    """
+    raw = os.environ.get("SOURCE_DATE_EPOCH")
+    if raw is None or not raw.strip():
+        return None
+    text = raw.strip()
+    try:
+        if not (text.isascii() and text.isdigit()):
+            raise ValueError(text)
+        return datetime.fromtimestamp(int(text), UTC)
+    except (ValueError, OverflowError, OSError):
+        raise ConfigError(
+            f"SOURCE_DATE_EPOCH={raw!r}: expected whole seconds since 1970-01-01 UTC (the "
+            "reproducible-builds convention), e.g. SOURCE_DATE_EPOCH=$(git log -1 --format=%ct); "
+            "unset it for the current time"
+        ) from None
+
+
 def report_time() -> str:
-    """When the report was made (ISO, UTC); ``SOURCE_DATE_EPOCH`` (reproducible builds) wins.
+    """When the report was made (ISO, UTC); ``SOURCE_DATE_EPOCH`` wins (:func:`source_date`).
 
     With it set, two reports of the same inputs are byte-identical.
     """
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    when = datetime.fromtimestamp(int(epoch), UTC) if epoch.isdigit() else datetime.now(UTC)
-    return when.isoformat(timespec="seconds")
+    return (source_date() or datetime.now(UTC)).isoformat(timespec="seconds")
 
 
 class ReportTable(StrictModel):
