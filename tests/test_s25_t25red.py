@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -148,3 +149,67 @@ def test_a_consensus_says_the_targets_one_annotator_labelled_alone(tmp_path, cap
         ("s4", False, "A"),
         ("s5", False, "majority of 2: A, B"),
     ]
+
+
+def _medexpert_tasks() -> list[dict[str, Any]]:
+    from failcodes import bundled
+
+    path = bundled.path("medexpert-sample", "sample_data_export_from_JSL.json")
+    tasks: list[dict[str, Any]] = json.loads(path.read_text())
+    return tasks
+
+
+def _medexpert(tmp_path, capsys, tasks) -> tuple[int, str, list[dict[str, Any]]]:
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(tasks))
+    out = tmp_path / "l.jsonl"
+    code, _, err = run_cli(["ingest", "medexpert", str(export), "-o", str(out)], capsys)
+    labels = [json.loads(x) for x in out.read_text().splitlines()] if out.exists() else []
+    return code, err, labels
+
+
+def test_a_medexpert_completion_with_no_result_labels_nothing(tmp_path, capsys) -> None:
+    # The bundled sample (11 tasks, 203 sentences, 4 error sentences; every completion holds
+    # at least its certainty choice) with the first task's completion emptied, as a review
+    # submitted untouched: main labelled its 15 sentences no error (203 labels, 3 errors,
+    # exit 0), though no one reviewed them. Right: 188 labels, 3 errors, and a note.
+    tasks = _medexpert_tasks()
+    first = tasks[0]["data"]["title"]
+    tasks[0]["completions"][0]["result"] = []
+    code, err, labels = _medexpert(tmp_path, capsys, tasks)
+    assert code == 0, err
+    assert (len(labels), sum(x["has_error"] for x in labels)) == (188, 3)
+    assert not [x for x in labels if x["question_id"] == first]
+    assert (
+        f"note: task {first!r}: its completion holds no annotation (an empty result); its "
+        "sentences are unlabelled"
+    ) in err.splitlines()
+
+
+def test_a_skipped_medexpert_completion_is_no_review(tmp_path, capsys) -> None:
+    # A second annotator skipped the second task (Label Studio's was_cancelled, an empty
+    # result): main refused the task as '2 completions (..., dr_x); pick one annotator', and
+    # alone the skip labelled its sentences no error. Right: the bundled labels, 203 and 4.
+    tasks = _medexpert_tasks()
+    skip = {"created_username": "dr_x", "was_cancelled": True, "result": []}
+    tasks[1]["completions"].append(skip)
+    code, err, labels = _medexpert(tmp_path, capsys, tasks)
+    assert code == 0, err
+    assert (len(labels), sum(x["has_error"] for x in labels)) == (203, 4)
+
+
+def test_a_label_studio_export_of_medexpert_is_read(tmp_path, capsys) -> None:
+    # Label Studio names a task's completions 'annotations' and their author 'completed_by':
+    # main refused 'no labels found (expected at least one record)'. Right: 203 labels, 4
+    # errors, as JSL's export of the same tasks.
+    tasks = _medexpert_tasks()
+    for task in tasks:
+        task["annotations"] = task.pop("completions")
+        for one in task["annotations"]:
+            one["completed_by"] = {"id": 3, "email": one.pop("created_username")}
+    code, err, labels = _medexpert(tmp_path, capsys, tasks)
+    assert code == 0, err
+    assert (len(labels), sum(x["has_error"] for x in labels)) == (203, 4)
+    assert {x["annotator"] for x in labels} == {
+        c["created_username"] for t in _medexpert_tasks() for c in t["completions"]
+    }

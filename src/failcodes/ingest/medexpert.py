@@ -23,6 +23,10 @@ Rules (documented in docs/trace-format.md):
 - Several completions (annotators) per task: choose one with ``--option annotator=NAME``;
   without it, more than one completion is an error (labels of two annotators must not be
   merged silently).
+- A completion skipped in the tool (``was_cancelled``) or holding no result at all (every
+  MedExpert review holds its choices) is no review: its task's sentences are unlabelled, said
+  in a note (each sentence was labelled no error, 3 error sentences for 4, exit 0). A Label
+  Studio export names the completions ``annotations`` and their author ``completed_by``.
 
 The sentences (with offsets and the question) are also returned, so a pipeline can be run on
 exactly the labelled units (``failcodes ingest medexpert ... --sentences-out``).
@@ -57,6 +61,28 @@ def _str(obj: dict[str, Any], key: str, path: Path, where: str) -> str:
         problem = "missing required field" if value is None else f"expected a string, got {value!r}"
         raise InputError(problem, path=path, field=f"{where}.{key}")
     return value
+
+
+def _completions(task: dict[str, Any]) -> tuple[str, Any]:
+    """A task's annotations and the key they are under.
+
+    JSL's export names them ``completions``; a Label Studio export of the same project
+    ``annotations`` (it was refused as "no labels found": every task read as without one).
+    """
+    if "completions" in task or "annotations" not in task:
+        return "completions", task.get("completions") or []
+    return "annotations", task.get("annotations") or []
+
+
+def _annotator(completion: dict[str, Any]) -> str | None:
+    """Who made a completion: JSL's ``created_username``, else Label Studio's ``completed_by``."""
+    name = completion.get("created_username")
+    if name:
+        return str(name)
+    by = completion.get("completed_by")
+    if isinstance(by, dict):
+        by = by.get("email") or by.get("id")
+    return None if by is None or by == "" else str(by)
 
 
 class _Span:
@@ -146,42 +172,47 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
                 what=f"two tasks with question_id {qid!r}",
                 field=f"{where}.data.title",
             )
-            completions = task.get("completions") or []
+            key, completions = _completions(task)
             if not isinstance(completions, list):
-                raise InputError("expected a list", path=path, field=f"{where}.completions")
-            chosen = [
+                raise InputError("expected a list", path=path, field=f"{where}.{key}")
+            mine = [
                 (k, c)
                 for k, c in enumerate(completions)
-                if isinstance(c, dict) and (wanted is None or c.get("created_username") == wanted)
+                if isinstance(c, dict) and (wanted is None or _annotator(c) == wanted)
             ]
+            chosen = [(k, c) for k, c in mine if c.get("was_cancelled") is not True]
             if len(chosen) > 1:
-                names = ", ".join(str(c.get("created_username")) for _, c in chosen)
+                names = ", ".join(str(_annotator(c)) for _, c in chosen)
                 raise InputError(
                     f"{len(chosen)} completions ({names}); pick one annotator with "
                     "--option annotator=NAME",
                     path=path,
-                    field=f"{where}.completions",
+                    field=f"{where}.{key}",
                 )
             sentences = answer_sentences(qid, response, question=question)
             result.sentences.extend(sentences)
+            by = f" by {wanted!r}" if wanted else ""
             if not chosen:
+                skipped = f" ({len(mine)} skipped: was_cancelled)" if mine else ""
                 result.notes.append(
-                    f"task {qid!r} has no completion"
-                    + (f" by {wanted!r}" if wanted else "")
-                    + "; its sentences are unlabelled"
+                    f"task {qid!r} has no completion{by}{skipped}; its sentences are unlabelled"
                 )
                 continue
             k, completion = chosen[0]
-            cw = f"{where}.completions[{k}]"
+            cw = f"{where}.{key}[{k}]"
             items = completion.get("result") or []
             if not isinstance(items, list):
                 raise InputError("expected a list", path=path, field=f"{cw}.result")
+            if not items:  # submitted untouched: every MedExpert review holds its choices
+                result.notes.append(
+                    f"task {qid!r}: its completion{by} holds no annotation (an empty result); "
+                    "its sentences are unlabelled"
+                )
+                continue
             spans = _spans(items, response, path, cw)
             n_spans += len(spans)
-            annotator = completion.get("created_username")
-            labels.extend(
-                _label(s, spans, str(annotator) if annotator else None) for s in sentences
-            )
+            annotator = _annotator(completion)
+            labels.extend(_label(s, spans, annotator) for s in sentences)
     result.notes.append(
         f"{len(result.sentences):,} sentences, {n_spans} error span(s), "
         f"{sum(lb.has_error for lb in result.labels)} sentence(s) with an error"
