@@ -91,7 +91,11 @@ def test_medscore_real_output() -> None:
         "True",
     )
     assert result.notes == [
-        "5,405 record(s) have no claims and produce no trace (sentences without verifiable claims)"
+        f"{path}: ids read as QUESTION_N, one sentence per record (--option ids=sentence: "
+        "every id ends in _<digits>, no record's claims come from two sentences): '1787136_0' "
+        "is sentence 0 of question '1787136'; if a record is a whole answer, give --option "
+        "ids=response",
+        "5,405 record(s) have no claims and produce no trace (sentences without verifiable claims)",
     ]
 
 

@@ -213,3 +213,45 @@ def test_a_label_studio_export_of_medexpert_is_read(tmp_path, capsys) -> None:
     assert {x["annotator"] for x in labels} == {
         c["created_username"] for t in _medexpert_tasks() for c in t["completions"]
     }
+
+
+def test_medscore_answer_records_with_numbered_ids_are_not_read_as_sentences(
+    tmp_path, capsys
+) -> None:
+    # medscore_output.jsonl of three answers with ids case_1..case_3, each with claims from
+    # two sentences. main's ids=auto took every id ending in _<digits> for PUMA's sentence
+    # ids: question 'case' for all three answers (one cluster for the bootstrap), each
+    # answer one sentence (its two sentences' claims pooled), with no word, exit 0. Right
+    # (by hand): questions case_1..3, two sentences each (6), claims c0..c3.
+    records = [
+        {
+            "id": f"case_{q}",
+            "score": 0.5,
+            "claims": [
+                {
+                    "claim": f"claim {q}.{s}.{c}",
+                    "sentence": f"Answer {q} sentence {s}.",
+                    "evidence": None,
+                    "raw": "True",
+                    "score": 1.0,
+                }
+                for s in range(2)
+                for c in range(2)
+            ],
+        }
+        for q in range(1, 4)
+    ]
+    source = tmp_path / "medscore_output.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = tmp_path / "t.jsonl"
+    code, _, err = run_cli(["ingest", "medscore", str(source), "-o", str(out)], capsys)
+    assert code == 0, err
+    traces = [json.loads(x) for x in out.read_text().splitlines()]
+    assert sorted({t["question_id"] for t in traces}) == ["case_1", "case_2", "case_3"]
+    assert len({t["sentence_id"] for t in traces}) == 6
+    assert [t["sentence_id"] for t in traces[:4]] == ["case_1:s0"] * 2 + ["case_1:s1"] * 2
+    assert err.splitlines()[0] == (
+        f"note: {source}: ids read as one answer per record (--option ids=response), though "
+        "every id ends in _<digits>: the claims of record 'case_1' (line 1) come from 2 "
+        "sentences"
+    )

@@ -26,7 +26,9 @@ Rules (documented in docs/trace-format.md):
   prefix, ``sentence_id`` = the id. With ``ids=response`` (current MedScore, one record per
   answer) ``question_id`` = the id and sentences are numbered by the distinct ``sentence`` texts
   of its claims in order of appearance (``'{id}:s{k}'``; a claim without ``sentence`` gets its
-  own ``'{id}:c{j}'``). ``auto`` picks ``sentence`` when every id ends in ``_<digits>``.
+  own ``'{id}:c{j}'``). ``auto`` picks ``sentence`` when every id ends in ``_<digits>`` and
+  no record's claims come from two sentences (``case_1``, ``case_2``: answers, each of
+  several sentences, were read as sentences of one question ``case``), and says which.
 - ``claim_id`` = ``'{id}:c{j}'`` (j = position in the record's ``claims``).
 - Passages: MedRAG lists -> rank = position + 1, ``passage_id`` = ``id`` (or
   ``'{claim_id}:p{rank}'``), ``title``, ``text``, ``score``; a ``provided`` string -> one
@@ -260,6 +262,30 @@ def _read_combined(
     use_sentence = scheme == "sentence" or (
         scheme == "auto" and all(_SENTENCE_ID.match(i) for i in ids)
     )
+    if scheme == "auto" and use_sentence:
+        # a record whose claims come from two sentences is an answer, whatever its id says
+        # (`case_1`, `case_2`: three answers read as sentences of one question 'case', each
+        # of two sentences one: one cluster for the bootstrap, its claims pooled, exit 0)
+        answer = next(((line, rec) for line, rec in records if len(_sentence_texts(rec)) > 1), None)
+        use_sentence = answer is None
+        if answer is not None:
+            line, rec = answer
+            result.notes.append(
+                f"{path}: ids read as one answer per record (--option ids=response), though "
+                f"every id ends in _<digits>: the claims of record {rec.get('id')!r} (line "
+                f"{line}) come from {len(_sentence_texts(rec))} sentences"
+            )
+        elif ids:
+            first = ids[0]
+            question = _SENTENCE_ID.match(first)
+            assert question is not None  # every id matched
+            result.notes.append(
+                f"{path}: ids read as QUESTION_N, one sentence per record (--option "
+                f"ids=sentence: every id ends in _<digits>, no record's claims come from two "
+                f"sentences): {first!r} is sentence {question.group('index')} of question "
+                f"{question.group('question')!r}; if a record is a whole answer, give "
+                "--option ids=response"
+            )
     empty = 0
     for (line, rec), rid in zip(records, ids, strict=True):
         claims = rec.get("claims")
@@ -303,6 +329,16 @@ def _read_combined(
                 _trace(claim, cfg, (question_id, sid, claim_id), sentence, path, line, cw)
             )
     return empty
+
+
+def _sentence_texts(rec: dict[str, Any]) -> set[str]:
+    """The distinct ``sentence`` texts of a combined record's claims (strings alone)."""
+    claims = rec.get("claims")
+    if not isinstance(claims, list):
+        return set()
+    return {
+        c["sentence"] for c in claims if isinstance(c, dict) and isinstance(c.get("sentence"), str)
+    }
 
 
 def _read_verifications(
