@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import operator
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -412,13 +413,37 @@ class GroupSelection:
 
     def __iter__(self) -> Iterator[Selected]:
         """Every disagreement as a :class:`Selected`, in output order."""
-        return heapq.merge(self._of_groups(), map(self._of_missing, self.missing), key=_order)
+        origin = self.cols.origin
+        for (system, qid, sid, uid), g, pred, first, run in self.keyed():
+            rows: range | tuple[int, ...] = ()  # (a sentence without claims)
+            if run:
+                rows = range(first, first + run)
+            elif origin is not None and origin.scattered is not None and g in origin.scattered:
+                rows = tuple(row for row, *_ in origin.rows_of(g))
+            elif g >= 0:
+                raise ValueError("a group's claims are not located: see unlocated()")
+            label = self.index.of(system).sentence_label(sid)
+            level, mapping = Level.SENTENCE, self.mapping
+            yield Selected(uid, system, mapping, level, qid, sid, None, label, pred, rows, g)
 
-    def _build(
-        self, system: str, qid: str, sid: str, pred: bool, rows: range | tuple[int, ...], g: int
-    ) -> Selected:
-        label = self.index.of(system).sentence_label(sid)
-        return _selected(self.mapping, Level.SENTENCE, system, qid, sid, None, label, pred, rows, g)
+    def keyed(self) -> Iterator[tuple[tuple[str, str, str, str], int, bool, int, int]]:
+        """Each disagreement in output order, with where its claims are (no label built).
+
+        ``((system, question, sentence, id), group, predicted, first row, run)``: a labelled
+        sentence without claims has group -1 and run 0; ``run`` is the group's rows when they
+        are consecutive from the first, else 0.
+        """
+        name = self.mapping.name
+
+        def key(system: str, question: str, sentence: str) -> tuple[str, str, str, str]:
+            uid = disagreement_id(system, name, Level.SENTENCE, question, sentence, None)
+            return system, question, sentence, uid
+
+        located = ((key(s, q, t), g, p, f, r) for g, p, r, f, s, q, t in self.located())
+        missing = (
+            (key(x.system, x.question_id, x.sentence_id), -1, False, 0, 0) for x in self.missing
+        )
+        return heapq.merge(located, missing, key=operator.itemgetter(0))
 
     def located(self) -> Iterator[tuple[int, bool, int, int, str, str, str]]:
         """Each disagreeing group with where its claims are, in output order.
@@ -452,20 +477,6 @@ class GroupSelection:
                     cols.questions[question],
                     cols.sentences[sentence],
                 )
-
-    def _of_groups(self) -> Iterator[Selected]:
-        origin = self.cols.origin
-        for g, pred, run, first, system, question, sentence in self.located():
-            if run:
-                rows: range | tuple[int, ...] = range(first, first + run)
-            elif origin is not None and origin.scattered is not None and g in origin.scattered:
-                rows = tuple(row for row, *_ in origin.rows_of(g))
-            else:
-                raise ValueError("a group's claims are not located: see unlocated()")
-            yield self._build(system, question, sentence, pred, rows, g)
-
-    def _of_missing(self, miss: SentenceWithoutClaims) -> Selected:
-        return self._build(miss.system, miss.question_id, miss.sentence_id, False, (), -1)
 
     def counts(self) -> dict[tuple[str, str], dict[str, int]]:
         """:func:`count_by_kind` of these disagreements (no :class:`Selected` built)."""

@@ -38,7 +38,6 @@ writes the file, and says the exact one-line error if any.
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import json
 import operator
@@ -156,25 +155,11 @@ def _heads(selection: GroupSelection, m: int) -> Iterator[_Head]:
 
     The order and the fields of :meth:`GroupSelection.__iter__ <failcodes.disagreements.
     GroupSelection.__iter__>` and :func:`~failcodes.disagreements.disagreement_json`, read
-    from the selection's arrays and the labels' columns: no label or record built (~26,000
-    of them at paper scale cost ~1 CPU-s built).
+    from :meth:`GroupSelection.keyed <failcodes.disagreements.GroupSelection.keyed>` and the
+    labels' columns: no label or record built (~26,000 of them at paper scale cost ~1 CPU-s
+    built).
     """
-    from failcodes.disagreements import disagreement_id
-    from failcodes.metrics import Level
-
-    name = selection.mapping.name
-
-    def keyed(system: str, question: str, sentence: str) -> tuple[str, str, str, str]:
-        """The output order (system, question, sentence, id) of a sentence's disagreement."""
-        uid = disagreement_id(system, name, Level.SENTENCE, question, sentence, None)
-        return system, question, sentence, uid
-
-    located = ((keyed(s, q, t), p, f, r) for _, p, r, f, s, q, t in selection.located())
-    missing = (
-        (keyed(x.system, x.question_id, x.sentence_id), False, 0, 0) for x in selection.missing
-    )
-    merged = heapq.merge(located, missing, key=operator.itemgetter(0))
-    for (system, question, sentence, uid), pred, first, rows in merged:
+    for (system, question, sentence, uid), _, pred, first, rows in selection.keyed():
         has_error, rationale, severity, annotator, text = selection.index.sentence_fields(
             sentence, _LABEL_FIELDS
         )
