@@ -330,3 +330,38 @@ def test_a_panels_consensus_carries_its_members_doubts_to_attribute_review_and_a
     assert inputs.panel_rules is not None
     [rules] = inputs.panel_rules.to_dict("records")
     assert rules["on a doubted code"] == n
+
+
+def test_a_cell_too_small_to_estimate_shows_the_judges_share_it_knows(tmp_path: Path) -> None:
+    # tests/test_review_plan.hand_study: retriever B has 4 units, the judge coded every one
+    # exact_entity (and all-high), 2 were reviewed: too few to estimate. Its judge-only share
+    # needs no review (Table 8's: 4 of 4 = 100.0, partial_entity 0 of 4 = 0.0) but the
+    # corrected table showed '–' beside it, as for the human and corrected shares, with no word
+    # what '–' meant.
+    import pandas as pd
+
+    from failcodes import codebook as codebooks
+    from failcodes.report.build import build_report
+    from failcodes.report.corrected import DASH_TEXT
+    from failcodes.report.rundir import load_run_dir
+    from tests.test_review_plan import hand_study
+
+    hand_study(tmp_path)
+    inputs = load_run_dir(tmp_path, codebook=codebooks.bundled())
+    out = tmp_path / "report"
+    build_report(inputs, out)
+    corrected = pd.read_csv(out / "tables" / "retrieval_quality_corrected.csv", dtype=str)
+    b = corrected[corrected["retriever"] == "B"].set_index("code")
+    assert b.loc["exact_entity", "judge-only (%)"] == "100.0"
+    assert b.loc["partial_entity", "judge-only (%)"] == "0.0"
+    assert b.loc["all_high_quality", "judge-only (%)"] == "100.0"
+    for code in ("exact_entity", "all_high_quality"):
+        assert (b.loc[code, "human-only (%)"], b.loc[code, "corrected (%)"]) == ("–", "–")
+        assert "too small to estimate: 2 reviewed unit(s)" in b.loc[code, "note"]
+    # retriever A's cells are estimated: judge-only 50.0 as before (10 of 20 exact)
+    a = corrected[corrected["retriever"] == "A"].set_index("code")
+    assert a.loc["exact_entity", "judge-only (%)"] == "50.0"
+    # the caption says what '–' means
+    [(caption, _)] = inputs.corrected[next(iter(inputs.corrected))]
+    assert caption.endswith(f"; {DASH_TEXT}")
+    assert DASH_TEXT.startswith("'–': not estimated (the row's note says why")

@@ -110,7 +110,8 @@ def corrected_rows(
     """One dict per cell (system x subcode, and the all-high rate) with all three estimates.
 
     Keys: ``dimension``, ``code``, ``system``, ``rows``, ``reviewed``, ``estimates``
-    (:class:`ShareEstimates` or None), ``undefined_reason`` and ``narrow``. ``narrow`` (the
+    (:class:`ShareEstimates` or None), ``undefined_reason``, ``judge_share`` (the judge's share
+    of the cell's rows, known where no estimate is; None: no row) and ``narrow``. ``narrow`` (the
     argument): unit id -> the steps its review coded with one code under an earlier codebook
     version that take several now (v1 -> v2, :mod:`failcodes.reviewversions`); a cell counts
     its reviewed units whose review is narrow on its dimension (the all-high rate: on any), so
@@ -169,6 +170,9 @@ def corrected_rows(
                 strata.append(Stratum(y=y, yhat=yhat, yhat_unlabeled=yhat_u, clusters=clusters))
             estimates, reason = _estimate(strata)
             units = set(rows.loc[cell_reviewed, "unit_id"].astype(str))
+            # the judge's share of the cell's rows: known where no estimate is (Table 8's)
+            coded_n = sum(len(s.yhat) + len(s.yhat_unlabeled) for s in strata)
+            judge_n = sum(sum(s.yhat) + sum(s.yhat_unlabeled) for s in strata)
             # a unit in several rows of one system (a duplicated chunk or claim) is one review:
             # its rows count as one unit in the intervals (Stratum.clusters), and a cell needs
             # 10 distinct reviewed units (6 units in 12 rows passed the minimum on its rows)
@@ -190,6 +194,7 @@ def corrected_rows(
                     "reviewed_units": len(units),
                     "estimates": estimates,
                     "undefined_reason": reason,
+                    "judge_share": judge_n / coded_n if coded_n else None,
                     "narrow": sum(
                         bool(narrow.get(u)) if target is None else dim_id in narrow.get(u, ())
                         for u in units
@@ -205,12 +210,21 @@ HUMAN_STRATIFIED = "human, judge-stratified (%)"
 
 
 def _estimate_columns(
-    e: ShareEstimates | None, reason: str | None, *, judge_stratified: bool
+    e: ShareEstimates | None,
+    reason: str | None,
+    *,
+    judge_stratified: bool,
+    judge_share: float | None = None,
 ) -> dict[str, Any]:
-    """The estimate columns of one row of a corrected table (``–`` and the reason if none)."""
+    """The estimate columns of one row of a corrected table (``–`` and the reason if none).
+
+    ``judge_share``: the judge's share where no estimate is: shown (it needs no review; a
+    cell too small to estimate showed '–' beside Table 8's number), '–' only without it.
+    """
     human_col = HUMAN_STRATIFIED if judge_stratified else HUMAN_ONLY
     if e is None:
-        rec: dict[str, Any] = {"judge-only (%)": "–", human_col: "–", "corrected (%)": "–"}
+        judge = "–" if judge_share is None else _pct(judge_share)
+        rec: dict[str, Any] = {"judge-only (%)": judge, human_col: "–", "corrected (%)": "–"}
         rec.update({"lambda": "–", "n_eff": "–"})
         if judge_stratified:
             rec["n_eff (strata)"] = "–"
@@ -250,7 +264,10 @@ def corrected_table(
         }
         rec.update(
             _estimate_columns(
-                r["estimates"], r["undefined_reason"], judge_stratified=judge_stratified
+                r["estimates"],
+                r["undefined_reason"],
+                judge_stratified=judge_stratified,
+                judge_share=r.get("judge_share"),
             )
         )
         if r.get("uncoded"):
@@ -278,6 +295,19 @@ def corrected_table(
             rec["note"] = "; ".join(x for x in (rec["note"], _narrow_note(r)) if x)
         records.append(rec)
     return pd.DataFrame(records)
+
+
+#: What a '–' in a corrected table means (said in its caption where one shows).
+DASH_TEXT = (
+    "'–': not estimated (the row's note says why, e.g. fewer than 10 reviewed units in the "
+    "cell); the judge-only share needs no review and is shown wherever the judge coded the "
+    "cell's units"
+)
+
+
+def dash_clause(table: pd.DataFrame) -> str:
+    """``'; ' + DASH_TEXT`` when a cell of ``table`` shows '–', else ''."""
+    return f"; {DASH_TEXT}" if bool((table.astype(str) == "–").any().any()) else ""
 
 
 def _narrow_note(row: Mapping[str, Any]) -> str:
@@ -440,7 +470,8 @@ def attribution_rows(
     (closed-book, gold evidence) has nothing a review could correct: no estimate, ``reviewed``
     0, and ``fixed`` holds the rule's share (else None). Keys: ``system``, ``stage``,
     ``items``, ``reviewed``, ``estimates`` (:class:`ShareEstimates` or None),
-    ``undefined_reason``, ``left_out`` and ``fixed``.
+    ``undefined_reason``, ``left_out``, ``fixed`` and ``judge_share`` (the judge's share of the
+    items kept, shown where no estimate is; None: none kept).
     """
     out: list[dict[str, Any]] = []
     for system in sorted({p.system for p in pairs}):
@@ -471,6 +502,7 @@ def attribution_rows(
                 for _, group in sorted(kept.items())
             ]
             estimates, reason = _estimate(strata)
+            counted = [p.judge == stage for _, group in sorted(kept.items()) for p in group]
             fixed = None
             if set(kept) == {NO_JUDGE_CODE}:
                 # a closed-book (or gold-evidence) system: the rule fixes every item's stage
@@ -491,6 +523,8 @@ def attribution_rows(
                     "undefined_reason": reason,
                     "left_out": left_out,
                     "fixed": fixed,
+                    # over the items kept, as the estimates (None: no item kept)
+                    "judge_share": sum(counted) / len(counted) if counted else None,
                 }
             )
     return out
@@ -516,7 +550,14 @@ def attribution_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
             "items": r["items"],
             "reviewed": r["reviewed"],
         }
-        rec.update(_estimate_columns(r["estimates"], r["undefined_reason"], judge_stratified=False))
+        rec.update(
+            _estimate_columns(
+                r["estimates"],
+                r["undefined_reason"],
+                judge_stratified=False,
+                judge_share=r.get("judge_share"),
+            )
+        )
         if r.get("fixed") is not None:  # the rule's share: the judge-only column holds it
             rec["judge-only (%)"] = _pct(r["fixed"])
         if r["left_out"]:

@@ -55,6 +55,7 @@ from failcodes.report.corrected import (
     corrected_notes_key,
     corrected_rows,
     corrected_table,
+    dash_clause,
     judge_doubts,
     review_skew,
 )
@@ -1278,7 +1279,7 @@ def _corrected(
                 )
                 for n in table["note"].fillna("")
             ]
-        out.setdefault(plan.part, []).append((caption, table))
+        out.setdefault(plan.part, []).append((caption + dash_clause(table), table))
         inputs_files.extend([path, source])
         items = source.parent / ATTRIBUTION_ITEMS
         if plan.part is UnitKind.RETRIEVAL and items.is_file():
@@ -1436,7 +1437,8 @@ def _corrected_attribution(
         f"(by {', '.join(coders) or 'nobody'})"
         + _judged_text(sum(reviews[u].judge_shown for u in flags), len(flags))
     )
-    return caption, corrected_attribution_table(rows), attribution_numbers(rows)
+    table = corrected_attribution_table(rows)
+    return caption + dash_clause(table), table, attribution_numbers(rows)
 
 
 def _judged_text(shown: int, reviewed: int) -> str:
