@@ -282,3 +282,37 @@ def test_a_source_date_epoch_that_is_no_time_is_refused_before_the_report_is_wri
     assert pdfs
     for pdf in pdfs:  # every timestamp the report writes: the PDFs' too
         assert b"/CreationDate (D:20260101000000Z)" in pdf.read_bytes(), pdf.name
+
+
+def test_the_corrected_shares_come_back_typed_from_the_python_api(tmp_path: Path) -> None:
+    """Before: `ReportResult` held the page and notes; the corrected shares were only in the
+    report's CSVs as text cells ("54.7 [24.6, 86.6]"), parsed back by any script. The study
+    and the hand computation are test_review_plan's (retriever A: 20 units, 10 reviewed, 6
+    of them with the code; the judge's share 10/20; B: 2 reviewed, too few)."""
+    import failcodes
+    from failcodes.codebook import bundled_dir
+    from tests.test_review_plan import _cp, hand_corrected, hand_study
+
+    hand_study(tmp_path)
+    cb = bundled_dir() / "medical-fact-check.v1.yaml"
+    request = failcodes.ReportRequest(run_dir=tmp_path, codebook=cb, out=tmp_path / "report")
+    result = failcodes.run(request, note=lambda _: None)
+    cells = {(c.plan, c.system, c.code): c for c in result.corrected}
+    lam, theta, low, high = hand_corrected()
+    h_low, h_high = _cp(6, 10)  # Clopper-Pearson of 6 in 10
+    for code in ("exact_entity", "all_high_quality"):
+        cell = cells[("hand", "A", code)]
+        assert (cell.part.value, cell.rows, cell.reviewed) == ("retrieval", 20, 10)
+        e = cell.estimates
+        assert e is not None and cell.undefined_reason is None
+        assert e.judge.estimate == pytest.approx(0.5)  # 10 of 20
+        assert e.human.estimate == pytest.approx(0.6)  # 6 of 10
+        assert (e.human.ci_low, e.human.ci_high) == pytest.approx((h_low, h_high))
+        assert e.corrected.estimate == pytest.approx(theta, abs=5e-4)  # lam rounded to 0.266
+        assert (e.corrected.ci_low, e.corrected.ci_high) == pytest.approx((low, high), abs=5e-4)
+        assert e.lam == pytest.approx(lam, abs=5e-4)
+        assert e.disagreements == 2
+    small = cells[("hand", "B", "exact_entity")]
+    assert small.estimates is None
+    assert small.undefined_reason is not None
+    assert small.undefined_reason.startswith("too small to estimate: 2 reviewed unit(s)")

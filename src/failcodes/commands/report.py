@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.runlock import reading_lock
@@ -28,6 +28,9 @@ class ReportResult:
     notes: list[str] = field(default_factory=list)
     #: Of the notes, those about the figures (labels the installed fonts cannot draw).
     figure_notes: list[str] = field(default_factory=list)
+    #: Every cell of the corrected Tables 8-9 as numbers (judge-only, human, PPI++ shares with
+    #: their intervals; report.corrected.CorrectedShare): the tables' CSVs, typed.
+    corrected: list[Any] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         """The result as plain lines (a study step's log)."""
@@ -90,7 +93,7 @@ class ReportRequest(Request):
             inputs = load_run_dir(self.run_dir, codebook=cb)
             if stale and inputs.meta is not None:
                 inputs.meta.extra.insert(0, ("Not up to date", stale))
-            result = ReportResult(build_report(inputs, out))
+            result = ReportResult(build_report(inputs, out), corrected=inputs.corrected_shares)
         if stale:
             note(stale)
         result.notes += inputs.notes.get("assumed", [])  # reviewer names taken as people

@@ -23,7 +23,7 @@ from failcodes.labelscope import coverage_rows
 from failcodes.report import figures as figs
 from failcodes.report.corrected import ATTRIBUTION_NOTE as CORRECTED_ATTRIBUTION_NOTE
 from failcodes.report.corrected import METHOD_NOTE as CORRECTED_NOTE
-from failcodes.report.corrected import corrected_notes_key
+from failcodes.report.corrected import CorrectedShare, corrected_notes_key
 from failcodes.report.html import (
     ReportFigure,
     ReportMeta,
@@ -159,6 +159,11 @@ class ReportInputs(BaseModel):
         default_factory=dict,
         description="part -> [(caption, table)] of corrected shares (report.corrected), one "
         "per review plan with pulled reviews",
+    )
+    corrected_shares: list[CorrectedShare] = Field(
+        default_factory=list,
+        description="Every cell of the corrected tables as numbers (report.corrected), in "
+        "their order: the Python API's ReportResult.corrected",
     )
     corrected_attribution: list[tuple[str, pd.DataFrame, pd.DataFrame]] = Field(
         default_factory=list,

@@ -26,10 +26,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pandas as pd
+from pydantic import Field
 
 from failcodes.annotations import Annotation, Status
 from failcodes.attribution import ReviewedAttribution, Stage, cell_codes, code_columns, is_all_high
 from failcodes.codebook import Part, UnitKind
+from failcodes.contract import FrozenModel
 from failcodes.errors import StatisticsError
 from failcodes.report.tables import summary_row
 from failcodes.reviewplan import FLAG_COLUMN, GROUP_COLUMN, ReviewPlan
@@ -587,3 +589,51 @@ def attribution_numbers(rows: list[dict[str, Any]]) -> pd.DataFrame:
         )
     columns = ["label", "judge", "human", "human_low", "human_high", "corrected", "low", "high"]
     return pd.DataFrame(records, columns=columns)
+
+
+class CorrectedShare(FrozenModel):
+    """One cell of a corrected Table 8 / 9, as numbers: the report's CSV row, typed.
+
+    ``ReportResult.corrected`` holds one per cell of every plan's corrected table, so a
+    script reads the judge-only, human and PPI++ shares (0-1, with their intervals) without
+    parsing the table's ``"54.7 [24.6, 86.6]"`` cells.
+    """
+
+    plan: str = Field(description="The review plan whose reviews correct the cell.")
+    part: UnitKind = Field(description="retrieval (Table 8) or reasoning (Table 9).")
+    system: str = Field(description="The cell's retriever or verifier (the plan's group).")
+    dimension: str = Field(description="The code's dimension (the summary row: its label).")
+    code: str = Field(description="The code counted (the summary row: all-high / all-correct).")
+    rows: int = Field(description="Rows of the coded table in the cell.")
+    reviewed: int = Field(description="Of them, rows of units in the estimation sample.")
+    reviewed_units: int = Field(description="Distinct reviewed units behind those rows.")
+    estimates: ShareEstimates | None = Field(
+        description="Judge-only, human and corrected shares with 95% intervals; None: not "
+        "estimated (undefined_reason says why, e.g. too few reviewed units)."
+    )
+    undefined_reason: str | None = None
+    narrow: int = Field(
+        default=0,
+        description="Reviewed units whose review was migrated from a codebook version where "
+        "the step took one code (its human share may undercount).",
+    )
+
+
+def corrected_shares(rows: Sequence[Mapping[str, Any]], plan: ReviewPlan) -> list[CorrectedShare]:
+    """:func:`corrected_rows`' cells of ``plan`` as :class:`CorrectedShare` values."""
+    return [
+        CorrectedShare(
+            plan=plan.name,
+            part=plan.part,
+            system=str(r["system"]),
+            dimension=str(r["dimension"]),
+            code=str(r["code"]),
+            rows=int(r["rows"]),
+            reviewed=int(r["reviewed"]),
+            reviewed_units=int(r["reviewed_units"]),
+            estimates=r["estimates"],
+            undefined_reason=r["undefined_reason"],
+            narrow=int(r["narrow"]),
+        )
+        for r in rows
+    ]

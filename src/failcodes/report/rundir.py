@@ -50,10 +50,12 @@ from failcodes.metrics import distributions_dataframe, verdict_distributions
 from failcodes.report.build import JUDGE_SOURCE, ReopenUnits, ReportInputs, shared_note
 from failcodes.report.codebook_table import codebook_frame
 from failcodes.report.corrected import (
+    CorrectedShare,
     attribution_numbers,
     attribution_rows,
     corrected_notes_key,
     corrected_rows,
+    corrected_shares,
     corrected_table,
     dash_clause,
     judge_doubts,
@@ -666,6 +668,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         assumed.append(("Reviewers", unchecked))
     reopen = _reopen(layout, versions) if versions is not None else []
     inputs_files.extend(review_files)
+    shares: list[CorrectedShare] = []  # every corrected cell, typed (ReportResult.corrected)
     corrected, corrected_attribution, review_notes, skews = _corrected(
         root,
         humans,
@@ -673,6 +676,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         cb,
         inputs_files,
         versions.widened if versions is not None else {},
+        shares,
     )
     if humans and cb is not None:
         # a plan's targeted units were picked where the judge is likely wrong (panel splits,
@@ -843,6 +847,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         panel_rules=pd.DataFrame(rule_rows) if rule_rows else None,
         quote_checks=pd.DataFrame(quote_rows) if quote_rows else None,
         corrected=corrected,
+        corrected_shares=shares,
         corrected_attribution=corrected_attribution,
         accumulation=accumulation,
         comparisons=_comparisons_frame(comparison_rows),
@@ -1122,6 +1127,7 @@ def _corrected(
     cb: Codebook | None,
     inputs_files: list[Path],
     widened: Mapping[tuple[str, object, str], tuple[str, ...]],
+    shares: list[CorrectedShare],
 ) -> tuple[
     dict[UnitKind, list[tuple[str, pd.DataFrame]]],
     CorrectedAttribution,
@@ -1211,6 +1217,7 @@ def _corrected(
                 f"earlier codebook version; {_widened_text(steps, 'that version', cb.version)}"
             )
         rows = corrected_rows(coded, plan, reviews, cb.part(plan.part), narrow=migrated)
+        shares.extend(corrected_shares(rows, plan))
         by = GROUP_COLUMN[plan.part]
         missing = progress.estimation_planned - progress.estimation_reviewed
         # drawn units a reviewer answered without codes (skipped, not assessable): "not yet"
