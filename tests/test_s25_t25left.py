@@ -26,8 +26,8 @@ q3,s6,Antibiotics treat viruses,supported,REFUTED ,,wrong
 
 #: What metrics, disagreements and the report say first of llama.
 GONE = (
-    "no row of system(s) llama (6 row(s)) of the input: every row of theirs had no verdict "
-    "and was dropped at ingest (--option no_verdict=drop), so every table shows claude, gpt only"
+    "no row of system(s) llama (6 row(s) without a verdict, dropped: --option no_verdict=drop) "
+    "of the input: left out at ingest, so every table shows claude, gpt only"
 )
 
 
@@ -77,6 +77,45 @@ def test_a_system_every_row_of_which_was_dropped_at_ingest_is_named_on_the_first
     code, out, err = run_cli(["metrics", *base, "--traces", str(other)], capsys)
     assert code == 0, err
     assert "no row of system" not in out
+
+
+def test_a_system_whose_every_claims_list_is_empty_is_named_on_the_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nested answers keyed by system, mistral's 2 sentences with empty claims lists: no row
+    of mistral, said by the ingest's note alone. Before: metrics showed gpt with no word."""
+    import json
+
+    def answer(claims: list[list[dict[str, str]]]) -> dict[str, object]:
+        sentences = [("s1", "error"), ("s2", "ok")]
+        return {
+            "sentences": [
+                {"sid": sid, "label": label, "claims": c}
+                for (sid, label), c in zip(sentences, claims, strict=True)
+            ]
+        }
+
+    gpt = answer([[{"c": "a", "v": "Refuted"}], [{"c": "b", "v": "Supported"}]])
+    record = {"qid": "q1", "answers": {"gpt": gpt, "mistral": answer([[], []])}}
+    src = tmp_path / "answers.jsonl"
+    src.write_text(json.dumps(record) + "\n")
+    traces, labels = tmp_path / "t.parquet", tmp_path / "l.jsonl"
+    args = [
+        "ingest", "generic", str(src), "-o", str(traces), "--labels-out", str(labels),
+        "--option", "rows=answers.*.sentences[].claims[]", "--map", "answers.*=system",
+        "--map", "qid=question_id", "--map", "answers.*.sentences.sid=sentence_id",
+        "--map", "c=claim", "--map", "v=verdict",
+        "--label-rule", "answers.*.sentences.label = error -> error",
+    ]  # fmt: skip
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert "whose every claims list is empty, so no trace and in no output: mistral (2)" in err
+    code, out, err = run_cli(["metrics", "--traces", str(traces), "--labels", str(labels)], capsys)
+    assert code == 0, err
+    assert out.splitlines()[0].startswith(
+        "no row of system(s) mistral (2 claims list(s), every one empty) of the input: left out "
+        "at ingest, so every table shows gpt only; Assumed: "
+    )
 
 
 def test_the_report_run_box_names_a_system_of_the_input_with_no_row(tmp_path: Path) -> None:

@@ -30,12 +30,20 @@ class Dropped:
     rows: int
     kept: int = 0
     by_system: Mapping[str, int] = field(default_factory=dict)
+    #: Systems whose every claims list was empty (nested rows): per system, its empty lists.
+    #: No row of theirs was read, so no trace was written (:func:`vanished_systems`).
+    hollow: Mapping[str, int] = field(default_factory=dict)
 
     def footer(self) -> dict[bytes, bytes]:
         """The footer metadata recording the rows left out (empty when none)."""
-        if not self.rows:
+        if not self.rows and not self.hollow:
             return {}
-        value = {"rows": self.rows, "by_system": dict(sorted(self.by_system.items()))}
+        value: dict[str, object] = {
+            "rows": self.rows,
+            "by_system": dict(sorted(self.by_system.items())),
+        }
+        if self.hollow:
+            value["hollow"] = dict(sorted(self.hollow.items()))
         return {DROPPED_KEY: json.dumps(value, sort_keys=True).encode("utf-8")}
 
 
@@ -55,9 +63,10 @@ def read_dropped(path: Path) -> Dropped | None:
         value = json.loads(pairs[DROPPED_KEY])
         rows, by_system = int(value["rows"]), value["by_system"]
         systems = {str(k): int(v) for k, v in by_system.items()}
+        hollow = {str(k): int(v) for k, v in value.get("hollow", {}).items()}
     except (core().Error, KeyError, ValueError, TypeError, AttributeError):
         return None  # a footer the tool did not write: nothing is known of dropped rows
-    return Dropped(rows, kept, systems)
+    return Dropped(rows, kept, systems, hollow)
 
 
 def dropped_line(found: Sequence[Dropped], what: str) -> str | None:
@@ -87,23 +96,32 @@ def dropped_line(found: Sequence[Dropped], what: str) -> str | None:
     )
 
 
-def vanished_systems(found: Sequence[Dropped], present: Iterable[str]) -> dict[str, int]:
-    """Systems of the input with no row left: every row of theirs dropped at ingest.
+def vanished_systems(found: Sequence[Dropped], present: Iterable[str]) -> dict[str, str]:
+    """Systems of the input with no row left, each with why (every row dropped at ingest).
 
-    Per system, the rows dropped (from ``found``, each file's record); ``present``: the
-    systems the traces hold (a system dropped from one file but traced in another is there).
+    ``found``: each file's record; ``present``: the systems the traces hold (a system dropped
+    from one file but traced in another is there).
     """
     have = set(present)
-    gone: dict[str, int] = {}
+    dropped: dict[str, int] = {}
+    hollow: dict[str, int] = {}
     for record in found:
-        for system, n in record.by_system.items():
-            if system not in have:
-                gone[system] = gone.get(system, 0) + n
-    return dict(sorted(gone.items()))
+        for into, counts in ((dropped, record.by_system), (hollow, record.hollow)):
+            for system, n in counts.items():
+                if system not in have:
+                    into[system] = into.get(system, 0) + n
+    why = {
+        s: f"{n:,} row(s) without a verdict, dropped: --option no_verdict=drop"
+        for s, n in dropped.items()
+    }
+    for system, n in hollow.items():
+        said = f"{n:,} claims list(s), every one empty"
+        why[system] = f"{why[system]}; {said}" if system in why else said
+    return dict(sorted(why.items()))
 
 
-def vanished_line(gone: Mapping[str, int], shown: Iterable[str]) -> str | None:
-    """``no row of system(s) X of the input (...): every table shows Y only`` (None: none gone).
+def vanished_line(gone: Mapping[str, str], shown: Iterable[str]) -> str | None:
+    """``no row of system(s) X (why) of the input: every table shows Y only`` (None: none gone).
 
     The ingest said such a system once, in its log; metrics, their JSON and the report then
     showed the others with no word (llama's 6 rows, all without a verdict: a 2-system table
@@ -111,9 +129,9 @@ def vanished_line(gone: Mapping[str, int], shown: Iterable[str]) -> str | None:
     """
     if not gone:
         return None
-    names = ", ".join(f"{s} ({n:,} row(s))" for s, n in gone.items())
+    names = ", ".join(f"{s} ({why})" for s, why in gone.items())
     others = ", ".join(sorted(set(shown))) or "no other system"
     return (
-        f"no row of system(s) {names} of the input: every row of theirs had no verdict and "
-        f"was dropped at ingest (--option no_verdict=drop), so every table shows {others} only"
+        f"no row of system(s) {names} of the input: left out at ingest, so every table shows "
+        f"{others} only"
     )

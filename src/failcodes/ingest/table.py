@@ -1067,7 +1067,9 @@ class TableStream:
                 f"empty in every record ({empty:,}); are the keys those of the file?",
                 path=where,
             )
-        self.dropped = Dropped(tally.unverdicted, count, dict(tally.dropped))
+        # a system whose every claims list is empty has no row: the footer carries it too
+        hollow = {s: n for s, n in tally.hollow_systems.items() if s not in tally.systems}
+        self.dropped = Dropped(tally.unverdicted, count, dict(tally.dropped), hollow)
         self.unlisted = tally.unlisted
         # (a listed system whose every row lacks a verdict has rows: said below when dropped)
         seen = tally.systems | set(tally.dropped)
