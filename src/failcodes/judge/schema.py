@@ -317,9 +317,17 @@ def judged_texts(unit: Unit) -> list[str]:
 
 
 def quote_checks(answer: Answer, unit: Unit) -> dict[str, bool | None]:
-    """Dimension id -> whether its quote occurs in the unit's judged text (None: no quote)."""
+    """Dimension id -> whether its quote occurs in the unit's judged text (None: no quote).
+
+    Each distinct quote is checked once: dimensions often quote the same span (the offline
+    baseline always does), and each check normalises the whole judged text (issue 30).
+    """
     texts = judged_texts(unit)
-    return {d: quote_found(a.quote, texts) for d, a in answer.dimensions.items()}
+    found: dict[str, bool | None] = {}
+    for a in answer.dimensions.values():
+        if a.quote not in found:
+            found[a.quote] = quote_found(a.quote, texts)
+    return {d: found[a.quote] for d, a in answer.dimensions.items()}
 
 
 class AnswerFields(TypedDict):
