@@ -255,3 +255,63 @@ def test_medscore_answer_records_with_numbered_ids_are_not_read_as_sentences(
         "every id ends in _<digits>: the claims of record 'case_1' (line 1) come from 2 "
         "sentences"
     )
+
+
+def test_a_blank_sentence_id_under_a_filled_one_is_refused(tmp_path, capsys) -> None:
+    # A claim table that names each sentence on its first claim's row alone (the rows under
+    # it blank). main made the blank row's claim a sentence of its own ('c3'): q1:s1's
+    # refuted claim c3 left it, so the error sentence q1:s1 counted as missed: TP 0, FN 1,
+    # TN 1 at exit 0, no word, where by hand q1:s1 (c2 supported, c3 refuted) is TP 1, TN 1.
+    table = tmp_path / "t.csv"
+    table.write_text(
+        "system,question_id,sentence_id,claim_id,claim,verdict\n"
+        "gpt,q1,q1:s0,c0,a,supported\ngpt,q1,,c1,b,supported\n"
+        "gpt,q1,q1:s1,c2,c,supported\ngpt,q1,,c3,d,refuted\n"
+    )
+    out = tmp_path / "o" / "t.jsonl"
+    code, _, err = run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)
+    assert (code, err.splitlines()) == (
+        2,
+        [
+            f"failcodes: error: {table}:3, field 'sentence_id': no sentence_id here, where line "
+            "2 gives one: a row without one is read as its own sentence (its claim id) (a sheet "
+            "that names each sentence on its first row alone? fill the column on every row, or "
+            "leave it out of every row)"
+        ],
+    )
+    assert not out.parent.exists()
+    # filled: TP 1, TN 1 (by hand, above)
+    table.write_text(
+        "system,question_id,sentence_id,claim_id,claim,verdict\n"
+        "gpt,q1,q1:s0,c0,a,supported\ngpt,q1,q1:s0,c1,b,supported\n"
+        "gpt,q1,q1:s1,c2,c,supported\ngpt,q1,q1:s1,c3,d,refuted\n"
+    )
+    code, _, err = run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)
+    assert code == 0, err
+    labels = tmp_path / "l.csv"
+    labels.write_text("sentence_id,has_error\nq1:s0,false\nq1:s1,true\n")
+    args = ["metrics", "--traces", str(out), "--labels", str(labels), "--format", "json"]
+    code, printed, err = run_cli(args, capsys)
+    assert code == 0, err
+    (row,) = json.loads(printed)
+    assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 0, 0, 1)
+
+
+def test_a_blank_question_id_under_a_filled_one_is_refused(tmp_path, capsys) -> None:
+    # Parquet of a nullable column: the second answer's question left null on its second
+    # row. main read that row as question 'q2:s1' of its own (a cluster of its own), exit 0.
+    table = tmp_path / "t.jsonl"
+    rows = [
+        {"question_id": "q1", "sentence_id": "q1:s0", "claim": "a", "verdict": "supported"},
+        {"question_id": "q2", "sentence_id": "q2:s0", "claim": "b", "verdict": "refuted"},
+        {"question_id": None, "sentence_id": "q2:s1", "claim": "c", "verdict": "refuted"},
+    ]
+    table.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "o" / "t.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(out), "--system", "gpt"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert err.startswith(
+        f"failcodes: error: {table}:3, field 'question_id': no question_id here, where line 1 "
+        "gives one: a row without one is read as its own question (its sentence id)"
+    )

@@ -998,6 +998,7 @@ class TableStream:
             reason = _no_verdict_reason(raw, spec, columns)
             error = InputError(reason, path=path, line=line, field="verdict")
             raise _in_row(_verdict_column(error, raw, spec), where)
+        _ids_given_alike(raw, spec, tally, path, line)
         try:
             trace, label = _row(raw, spec, path, line, where)
         except InputError as exc:
@@ -1345,6 +1346,9 @@ class _Tally:
     #: the file (its place) each (system, sentence) was first read from, by the pair's hash,
     #: when several are read (120,000 sentences in 3 files: peak 97 -> 108 MB)
     sentence_files: dict[int, int] = field(default_factory=dict)
+    #: per file and id field a row may leave to its default (sentence_id, question_id):
+    #: whether the file's first row gave it, and its line (:func:`_ids_given_alike`)
+    id_given: dict[tuple[Path, str], tuple[bool, int]] = field(default_factory=dict)
     #: the record (file place, line) each (system, question, sentence) was first read from,
     #: by its hash, when records are exploded into rows
     records: dict[int, tuple[int, int, str]] = field(default_factory=dict)
@@ -1510,6 +1514,49 @@ def _one_row_a_line(
             "duplicates=keep keeps each as a sentence of its own",
             path=path,
             line=line,
+        )
+
+
+#: Ids a row may leave out, each then filled from another (``sentence_id`` from the claim id,
+#: ``question_id`` from the sentence id): what one row leaves out, every row must.
+_DEFAULTED_IDS = ("sentence_id", "question_id")
+
+
+def _ids_given_alike(
+    raw: Mapping[str, Any], spec: TableSpec, tally: _Tally, path: Path, line: int
+) -> None:
+    """Refuse a row that gives a defaulted id where its file's first row did not, or the reverse.
+
+    A sheet that names each sentence on its first claim's row alone (the rows under it left
+    blank, as a reader fills down by eye) made each blank row's claim a sentence of its own:
+    its verdict left its sentence (a refuted claim of an error sentence: TP 0, FN 1 for TP 1,
+    exit 0, no word); a blank question cell made its row a question (a cluster) of its own.
+    """
+    if not raw:  # a JSONL line read as it is (vouched): a trace, every id given
+        return
+    for name in _DEFAULTED_IDS:
+        gives = any(
+            name in ((key,) if spec.column_map.get(key) is None else spec.column_map[key])
+            for key, value in raw.items()
+            if value is not None and not (isinstance(value, str) and not value.strip())
+        )
+        first = tally.id_given.setdefault((path, name), (gives, line))
+        if first[0] == gives:
+            continue
+        had, at = first
+        what = (
+            f"no {name} here, where line {at} gives one"
+            if had
+            else f"a {name} here, where line {at} gives none"
+        )
+        own = "sentence (its claim id)" if name == "sentence_id" else "question (its sentence id)"
+        raise InputError(
+            f"{what}: a row without one is read as its own {own}"
+            f" (a sheet that names each {name.removesuffix('_id')} on its first row alone? "
+            "fill the column on every row, or leave it out of every row)",
+            path=path,
+            line=line,
+            field=name,
         )
 
 
