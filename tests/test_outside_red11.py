@@ -246,8 +246,9 @@ def test_report_captions_say_what_each_table_counts(tmp_path: Path) -> None:
     #   C: FN q3s2                                                           -> 1 sentence
     # Attribution summary: 3 + 5 + 1 = 9 (sentences).
     # Table 9 (per claim): A 2 + 1 + 2 = 5 claims, B 5, C 1 -> gpt (n=11).
-    # Table 8 (per claim and passage, C has none): A 5 claims x 2 = 10, B 5 x 2 = 10 -> 20,
-    #   though B's q2s1 claim and passages are A's (one unit coded once, counted twice).
+    # Table 8 (per distinct claim and passage of a retriever, C has none): A 5 claims x 2 =
+    #   10, B 5 x 2 = 10 -> 20 rows, but B's q2s1 claim and passages are A's (2 units coded
+    #   once, retrieved for both): 20 - 2 = 18 distinct units (session 25: counted twice before).
     attribution = (tables / "attribution.md").read_text()
     assert attribution.splitlines()[-1].startswith("| all |")
     assert attribution.splitlines()[-1].endswith("| 9 |")  # the total column
@@ -258,14 +259,14 @@ def test_report_captions_say_what_each_table_counts(tmp_path: Path) -> None:
     # A's q5s2 is a false alarm through c-q5s2 alone; c-q5s2b (supported) is a row too
     assert "a false alarm's claims that raised no error too" in steps.splitlines()[0]
     quality = (tables / "retrieval_quality.md").read_text()
-    assert "bm25 (n=20)" in quality
+    assert "bm25 (n=18)" in quality
     first = quality.splitlines()[0]
-    assert "one per claim and passage" in first
-    assert "a passage retrieved for several systems' claims counts once for each" in first
-    # the dominant-errors tables count the same rows ('coded' 20 and 11)
+    assert "n = distinct (claim, passage) units" in first
+    assert "a unit retrieved for several systems counted once" in first
+    # the dominant-errors tables count the same units ('coded' 18 and 11)
     dominant = (tables / "retrieval_quality_dominant.md").read_text()
-    assert "one per claim and passage" in dominant.splitlines()[0]
-    assert all(line.split("|")[5].strip() == "20" for line in dominant.splitlines()[4:5])
+    assert "n = distinct (claim, passage) units" in dominant.splitlines()[0]
+    assert all(line.split("|")[5].strip() == "18" for line in dominant.splitlines()[4:5])
     steps_dominant = (tables / "reasoning_steps_dominant.md").read_text()
     assert "n: the disagreements' claims, one per claim" in steps_dominant.splitlines()[0]
 

@@ -305,12 +305,13 @@ def test_six_reviewed_units_in_twelve_rows_are_too_few_to_estimate(tmp_path: Pat
     # passed the 10-reviewed minimum on its rows and printed exact_entity 50.0 [30.3, 69.7]
     # with human-only 50.0 [24.3, 75.7] (Jeffreys for 6 of 12, where the reviews are 3 of 6:
     # Beta(3.5, 3.5) gives [16.7, 83.3]). 6 distinct reviewed units < 10: no estimate.
+    # Session 25: a unit in two rows of one retriever's column counts once (as Table 8 counts
+    # it), so the cell holds 12 units, 6 reviewed: too small on its units alone.
     got = _duplicated_rows(tmp_path, 12, 6).loc["exact_entity"]
-    assert (got["units"], got["reviewed"]) == (24, 12)
+    assert (got["units"], got["reviewed"]) == (12, 6)
     assert got["corrected (%)"] == "–"
     assert got["note"] == (
-        "too small to estimate: 6 reviewed unit(s) in the cell (at least 10 needed; its 12 "
-        "reviewed rows repeat units)"
+        "too small to estimate: 6 reviewed unit(s) in the cell (at least 10 needed)"
     )
 
 
@@ -318,13 +319,12 @@ def test_reviewed_rows_that_repeat_units_count_as_their_units(tmp_path: Path) ->
     # 24 units in two rows each, 12 drawn and reviewed: 24 reviewed rows are 12 units. The
     # estimate stands (both sides count the rows alike); the interval used to count 24 reviews
     # and said "too narrow"; now each unit counts once (Kish: 24^2 / (12 x 2^2) = 12).
+    # Session 25: each (retriever, unit) counts once up front (Table 8's units): 24 units, 12
+    # reviewed, no repeated rows left to say anything of.
     got = _duplicated_rows(tmp_path, 24, 12).loc["exact_entity"]
-    assert (got["units"], got["reviewed"]) == (48, 24)
+    assert (got["units"], got["reviewed"]) == (24, 12)
     assert got["corrected (%)"].startswith("50.0 [")
-    assert got["note"] == (
-        "the 24 reviewed rows are 12 distinct units (a unit in several rows): the intervals "
-        "count each unit once (Kish's effective sample size)"
-    )
+    assert got["note"] == ""
 
 
 def test_review_status_warns_when_the_reviews_so_far_are_not_a_random_part(

@@ -100,8 +100,10 @@ def test_a_retriever_or_verifier_column_pooling_systems_says_so_in_the_study_rep
     tables = study / "report" / "tables"
     quality = (tables / "retrieval_quality.md").read_text().splitlines()[0]
     assert "a retriever's column pools the systems that share it (bm25: A, B)" in quality
-    # rows (claims x 2 passages): A 2 claims, B 2 -> bm25 8; C 2 -> dense 4
-    assert "| bm25 (n=8) | dense (n=4) |" in (tables / "retrieval_quality.md").read_text()
+    # rows (claims x 2 passages): A 2 claims, B 2 -> bm25 8; C 2 -> dense 4. Distinct
+    # (claim, passage) units (session 25: Table 8 counts each unit of a retriever once): A's
+    # q2s1 claim and passages are B's q2s1 ones (one text, one unit): bm25 8 - 2 = 6
+    assert "| bm25 (n=6) | dense (n=4) |" in (tables / "retrieval_quality.md").read_text()
     steps = (tables / "reasoning_steps.md").read_text().splitlines()[0]
     assert "a verifier's column pools the systems that share it (gpt: A, B)" in steps
 
@@ -111,8 +113,9 @@ def test_a_data_set_per_system_gives_table_8_a_column_per_retriever(tmp_path: Pa
     # file: one set of sentences split by system. Seed 001's Table 8 has a column per
     # retriever; main gave one per data set and retriever, 'A/bm25 (n=4)' and 'B/bm25
     # (n=4)', naming the shared retriever by its systems. Now bm25 is one column over A's
-    # and B's rows (n=8, 4 + 4 as by hand above) and dense C's (n=4), the columns of the
-    # one-data-set study; Table 9's gpt pools A and B (2 + 2 claims), llama is C's 2.
+    # and B's rows (4 + 4 as by hand above, 6 distinct units: q2s1's 2 are both A's and B's,
+    # counted once across the two data sets, session 25) and dense C's (n=4), the columns of
+    # the one-data-set study; Table 9's gpt pools A and B (2 + 2 claims), llama is C's 2.
     import failcodes
 
     study = _study(tmp_path / "st")
@@ -130,7 +133,7 @@ def test_a_data_set_per_system_gives_table_8_a_column_per_retriever(tmp_path: Pa
     failcodes.run_study(study, say=lambda _line: None)
     tables = study / "report" / "tables"
     quality = (tables / "retrieval_quality.md").read_text()
-    assert "| bm25 (n=8) | dense (n=4) |" in quality
+    assert "| bm25 (n=6) | dense (n=4) |" in quality
     assert "a retriever's column pools the systems that share it (bm25: A, B)" in quality
     assert "| gpt (n=4) | llama (n=2) |" in (tables / "reasoning_steps.md").read_text()
     page = (study / "report" / "index.html").read_text()

@@ -66,6 +66,7 @@ if TYPE_CHECKING:  # pandas (~0.2 s to import) is imported by the table function
     import pandas as pd
 
     from failcodes.annotationlines import AnnotationRead
+    from failcodes.unitrepeats import FirstUnits
 
 
 class Strategy(StrEnum):
@@ -886,8 +887,13 @@ def count_rows(
     flag: str,
     rates: QualityCounts,
     errors: ErrorCounts,
+    once: FirstUnits | None = None,
 ) -> None:
     """:func:`quality_counts` and :func:`error_counts` of a table's rows, added in place.
+
+    ``once``: the (``by``, unit) keys of the chunks counted before; a row repeating one (a
+    passage retrieved for several systems' claims) is not counted again (Table 8,
+    :mod:`failcodes.unitrepeats`).
 
     The rows are tallied by what the counts read (group, flag, status, the dimensions' cells
     and whether a cell is not_assessable: a few distinct keys; ``Counter`` and ``itemgetter``
@@ -898,6 +904,8 @@ def count_rows(
     dims = [dim.id for dim in codebook.part(kind).dimensions]
     key_of = itemgetter(group_at, flag_at, status_at, *(columns.index(d) for d in dims))
     rows = rows if isinstance(rows, list | tuple) else list(rows)
+    if once is not None:
+        rows = once.first_rows(rows, columns, by, ["status", flag, *dims])
     partials = map(contains, rows, repeat(NOT_ASSESSABLE))
     tally = Counter(zip(map(key_of, rows), partials, strict=True))
     scored = Status.SCORED.value
@@ -1002,7 +1010,13 @@ def dominant_errors(
 
     Several subcodes of one row count separately (one per dimension, and each code of a
     multi-label dimension), as in seed 001's Table 9 where error cells of one step co-occur.
+    Retrieval rows count each (``by``, unit) once (:mod:`failcodes.unitrepeats`).
     """
+    if kind is UnitKind.RETRIEVAL:
+        from failcodes.unitrepeats import marked
+
+        dims = [d.id for d in codebook.part(kind).dimensions]
+        table = marked(table, by, ["status", "all_high", *dims])[0]
     counts = error_counts(table, codebook, kind, by=by)
     return dominant_frame(counts, codebook, kind, by=by, top=top)
 
@@ -1015,14 +1029,15 @@ def error_counts(
     table: pd.DataFrame, codebook: Codebook, kind: UnitKind, *, by: str
 ) -> ErrorCounts:
     """The counts behind :func:`dominant_errors`."""
-    from failcodes.tally import is_tally, row_weights, value_counts
+    from failcodes.tally import REPEAT, is_tally, row_weights, value_counts
 
     out: ErrorCounts = {}
     part = codebook.part(kind)
     for group, sub in table.groupby(by, sort=True):  # the table or its tally
         coded = sub[sub["status"] == Status.SCORED.value]
         n, dims = out.setdefault(str(group), ([0], {}))
-        weights = row_weights(coded) if is_tally(coded) else None
+        # a tally's row counts, and a unit's repeated rows (several systems') count for none
+        weights = row_weights(coded) if is_tally(coded) or REPEAT in coded else None
         n[0] += len(coded) if weights is None else int(weights.sum())
         for dim in part.dimensions:
             counts = dims.setdefault(dim.id, Counter())

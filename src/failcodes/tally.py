@@ -14,6 +14,10 @@ appearance in the file, plus three columns:
   all-high rate's ``not_fully_assessed``, which looks at the whole row);
 - :data:`FIRST`: the 0-based index of its first row in the file (a refusal names that line).
 
+A coded table (or tally) may hold a :data:`REPEAT` column too: True for a row repeating a
+(retriever, unit) an earlier row holds (:mod:`failcodes.unitrepeats`), which counts for
+nothing (weight 0) but still names its system (a column pooling several systems says them).
+
 Every count made from a coded table goes through :func:`row_weights`, :func:`partial_rows`
 and :func:`value_counts`, which give the same numbers for the table and for its tally
 (value counts in the same order: by count, ties in order of first appearance).
@@ -35,6 +39,8 @@ ROWS = "__rows__"
 PARTIAL = "__not_assessable__"
 #: The 0-based index of the tally row's first row in the file.
 FIRST = "__first_row__"
+#: Whether the row repeats a (retriever, unit) an earlier row holds: counted once, there.
+REPEAT = "__repeat__"
 
 
 def is_tally(table: pd.DataFrame) -> bool:
@@ -43,12 +49,16 @@ def is_tally(table: pd.DataFrame) -> bool:
 
 
 def row_weights(table: pd.DataFrame) -> pd.Series:
-    """How many rows of the coded table each row of ``table`` stands for (1, or :data:`ROWS`)."""
+    """How many rows of the coded table each row of ``table`` stands for (1, or :data:`ROWS`).
+
+    A row repeating a unit (:data:`REPEAT`) stands for none: its unit is counted at its first.
+    """
     import pandas as pd
 
-    if is_tally(table):
-        return table[ROWS]
-    return pd.Series(1, index=table.index, dtype="int64")
+    weights = table[ROWS] if is_tally(table) else pd.Series(1, index=table.index, dtype="int64")
+    if REPEAT in table.columns:
+        weights = weights.where(~table[REPEAT].astype(bool), 0)
+    return weights
 
 
 def partial_rows(table: pd.DataFrame) -> pd.Series:

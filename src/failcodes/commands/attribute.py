@@ -207,6 +207,8 @@ class AttributeRequest(Request):
         """Attribute the items one at a time, each table written a chunk at a time."""
         import pandas as pd
 
+        from failcodes.unitrepeats import FirstUnits
+
         items = _CsvSink(batch, self._path("attribution"))
         jsonl = batch.stage(self.output / layout.ATTRIBUTION_ITEMS).open("wb")
         passages = _CsvSink(batch, self._path("per_passage_codes")) if self.retrieval else None
@@ -218,7 +220,9 @@ class AttributeRequest(Request):
         r_columns = coded_columns(r_codes, passage=True)
         v_columns = coded_columns(v_codes, passage=False)
         r_counts: dict[str, Any] = {"by": "retriever", "flag": "all_high"}
-        r_counts |= {"rates": r_rates, "errors": r_errors}
+        # each (retriever, unit) once: a passage retrieved for several systems' claims is one
+        # unit of the retriever's (retriever_all_high.csv counted it once per system)
+        r_counts |= {"rates": r_rates, "errors": r_errors, "once": FirstUnits()}
         v_counts: dict[str, Any] = {"by": "verifier", "flag": "all_correct"}
         v_counts |= {"rates": v_rates, "errors": v_errors}
         systems: list[str] = []

@@ -47,6 +47,8 @@ from failcodes.report.tables import (
     subset_notes,
     without_claims_notes,
 )
+from failcodes.tally import REPEAT
+from failcodes.unitrepeats import marked as with_repeats
 from failcodes.units import Unit, UnitKind
 
 ATTRIBUTION_RULE_NOTE = (
@@ -64,20 +66,26 @@ ATTRIBUTION_RULE_NOTE = (
 ATTRIBUTION_ROWS = "; one count per disagreement (a labelled sentence, or a claim at claim level)"
 ROWS_CAPTION = {
     UnitKind.RETRIEVAL: (
-        "; n: the retrieved passages of the disagreements' claims, one per claim and passage "
-        "(every claim of a sentence-level disagreement counts, a false alarm's claims that "
-        "raised no error too; a passage retrieved for several systems' claims counts once for "
-        "each)"
+        "; n = distinct (claim, passage) units retrieved for the disagreements' claims (every "
+        "claim of a sentence-level disagreement counts, a false alarm's claims that raised no "
+        "error too); a unit retrieved for several systems counted once"
     ),
     UnitKind.VERIFICATION: (
-        "; n: the disagreements' claims, one per claim (every claim of a sentence-level "
-        "disagreement counts, a false alarm's claims that raised no error too, so n can exceed "
-        "the attribution summary's count)"
+        "; n: the disagreements' claims, one per claim and system (every claim of a "
+        "sentence-level disagreement counts, a false alarm's claims that raised no error too, "
+        "so n can exceed the attribution summary's count; a trace is the verifier's run for "
+        "one system: two systems' traces count once each, even alike)"
     ),
 }
+#: Table 8's rows when the coded table has no unit ids to tell a shared unit by (by hand).
+ROWS_CAPTION_NO_IDS = (
+    "; n: the retrieved passages of the disagreements' claims, one per row (the table has no "
+    "unit_id column: a passage retrieved for several systems' claims counts once for each)"
+)
 FREQ_NOTE = (
-    "Freq.: the rows of Tables 8-9 coded with the subcode, summed over data sets and systems "
-    "as those tables count them (a unit two systems or data sets share counts once for each)"
+    "Freq.: the rows of Tables 8-9 coded with the subcode, summed over data sets as those "
+    "tables count them (a (claim, passage) unit once per retriever and data set, a trace once "
+    "per system)"
 )
 NOT_ASSESSABLE_NOTE = (
     "not_assessable ({dims}): the coder could not assess this dimension from the unit (e.g. a "
@@ -557,6 +565,16 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
             if coded is None or coded.empty:
                 continue
             part = inputs.codebook.part(kind)
+            differ = None
+            if kind is UnitKind.RETRIEVAL and REPEAT not in coded:  # a table from the API
+                codes = ["status", flag, *(d.id for d in part.dimensions if d.id in coded)]
+                coded, seen = with_repeats(coded, by, codes)
+                differ = seen.note("the per-passage table")
+            rows_caption = (
+                ROWS_CAPTION_NO_IDS
+                if kind is UnitKind.RETRIEVAL and REPEAT not in coded
+                else ROWS_CAPTION[kind]
+            )
             groups = sorted(map(str, coded[by].unique()))
             shares = code_shares(coded, part, by=by, flag=flag, groups=groups)
             sec = ReportSection(id=stem, title=f"{title}{tag}")
@@ -574,7 +592,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 b.table(
                     stem,
                     shown,
-                    f"{caption}{tag}{state}{ROWS_CAPTION[kind]}{multi_label_caption(part)}"
+                    f"{caption}{tag}{state}{rows_caption}{multi_label_caption(part)}"
                     f"{pooled_caption(coded, by)}",
                     csv=shares,
                     key=key,
@@ -597,6 +615,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
             if corrected:
                 sec.notes.append(CORRECTED_NOTE)
             sec.notes.extend(plan_notes)
+            sec.notes.extend([differ] if differ else [])
             unassessed = shares[shares["code"] == NOT_ASSESSABLE]["dimension"].tolist()
             if unassessed:
                 sec.notes.append(NOT_ASSESSABLE_NOTE.format(dims=", ".join(unassessed)))
@@ -606,7 +625,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 b.table(
                     f"{stem}_dominant",
                     dom_shown,
-                    f"Dominant error subcodes per {by}{tag}{ROWS_CAPTION[kind]}",
+                    f"Dominant error subcodes per {by}{tag}{rows_caption}",
                     csv=dominant,
                     key=dom_key,
                 )

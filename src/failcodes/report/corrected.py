@@ -111,6 +111,8 @@ def corrected_rows(
 ) -> list[dict[str, Any]]:
     """One dict per cell (system x subcode, and the all-high rate) with all three estimates.
 
+    A retrieval cell counts each (retriever, unit) once (:mod:`failcodes.unitrepeats`).
+
     Keys: ``dimension``, ``code``, ``system``, ``rows``, ``reviewed``, ``estimates``
     (:class:`ShareEstimates` or None), ``undefined_reason``, ``judge_share`` (the judge's share
     of the cell's rows, known where no estimate is; None: no row) and ``narrow``. ``narrow`` (the
@@ -121,6 +123,10 @@ def corrected_rows(
     """
     narrow = narrow or {}
     by, flag = GROUP_COLUMN[plan.part], FLAG_COLUMN[plan.part]
+    if plan.part is UnitKind.RETRIEVAL:  # each (retriever, unit) once, its first row, as
+        # Table 8 counts it: a passage retrieved for several systems' claims weighed once per
+        # system in the judge-only share, its unreviewed rows and the 'units' column
+        coded = coded[~coded[[by, "unit_id"]].astype(str).duplicated()]
     scored = coded[coded["status"] == Status.SCORED.value].copy()
     sample = plan.estimation_ids()
     reviewed_ids = {

@@ -89,7 +89,8 @@ from failcodes.study.layout import (
     trace_dataset,
 )
 from failcodes.tableio import read_models_jsonl, table_columns
-from failcodes.tally import FIRST, is_tally, row_weights, tally_chunks, value_counts
+from failcodes.tally import FIRST, REPEAT, is_tally, row_weights, tally_chunks, value_counts
+from failcodes.unitrepeats import FirstUnits
 from failcodes.units import Unit, UnitKind, build_units, disagreement_traces
 from failcodes.verdicts import Verdict
 
@@ -208,12 +209,18 @@ def _coded_columns(path: Path, kind: str) -> list[str]:
 CHUNK_ROWS = 20_000
 
 
-def _coded_tally(path: Path, kind: str, columns: list[str], cb: Codebook) -> pd.DataFrame:
+def _coded_tally(
+    path: Path, kind: str, columns: list[str], cb: Codebook, once: FirstUnits | None = None
+) -> pd.DataFrame:
     """A coded table as a tally (:mod:`failcodes.tally`) over the columns the report counts.
 
     Those are the group, status and flag columns, every codebook dimension the file has and
     the system column, which the caption reads to name a column pooling several systems (a
     retriever two systems share: :func:`~failcodes.report.tables.pooled_caption`).
+
+    ``once`` (a per-passage table with unit ids): the (retriever, unit) keys of the tables read
+    before into the same columns; a row repeating one is marked :data:`REPEAT` (Table 8 counts
+    each unit of a retriever once, :mod:`failcodes.unitrepeats`).
 
     Read in chunks of :data:`CHUNK_ROWS` rows (every column: a malformed row is refused as
     in a whole read). Cells are text, as written, but the flag (``True``/``False``, read as
@@ -223,7 +230,13 @@ def _coded_tally(path: Path, kind: str, columns: list[str], cb: Codebook) -> pd.
     keep = [*_TABLE_COLUMNS[kind], *(c for c in columns if c in dims or c == "system")]
     flag = _TABLE_COLUMNS[kind][2]
     text = [c for c in columns if c != flag]
-    return _parsed(path, lambda: tally_chunks(read_chunks(path, CHUNK_ROWS, text=text), keep))
+    chunks = read_chunks(path, CHUNK_ROWS, text=text)
+    if once is not None and "unit_id" in columns:
+        codes = ["status", flag, *(c for c in columns if c in dims)]
+        seen = once
+        chunks = (c.assign(**{REPEAT: seen.repeated_in(c, "retriever", codes)}) for c in chunks)
+        keep.append(REPEAT)
+    return _parsed(path, lambda: tally_chunks(chunks, keep))
 
 
 def _parsed(path: Path, read: Callable[[], _T]) -> _T:
@@ -598,17 +611,37 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 "judge annotations name one); pass --codebook if they were coded under another"
             )
     prefixes, pooled = _coded_groups(layout, layout.datasets(), traced)
+    # Table 8: each (retriever, unit) once within a data set, or the data sets pooled into
+    # one column (a passage retrieved for several systems' claims counted once per system:
+    # 3 systems x 8 questions read bm25 n=81 over 69 distinct units)
+    once: dict[str | None, tuple[FirstUnits, list[str]]] = {}
+    no_ids: list[str] = []  # tables without unit ids (made by hand): their rows count each
     for path, columns, kind, name in coded:
         if cb is None:  # not so: the bundled one at the least (above)
             break
-        tally = _coded_tally(path, kind, columns, cb)
-        _check_codes(path, tally, kind, cb)
         prefix = prefixes.get(name, name if many else None)
+        repeats: FirstUnits | None = None
+        if kind == "per_passage" and "unit_id" in columns:
+            repeats, read = once.setdefault(prefix, (FirstUnits(), []))
+            read.append(path.relative_to(root).as_posix())
+        elif kind == "per_passage":
+            no_ids.append(path.relative_to(root).as_posix())
+        tally = _coded_tally(path, kind, columns, cb, repeats)
+        _check_codes(path, tally, kind, cb)
         if kind == "per_passage":
             per_passage.append(_prefixed(tally, "retriever", prefix or "", prefix is not None))
         else:
             per_trace.append(_prefixed(tally, "verifier", prefix or "", prefix is not None))
     pp_all = pd.concat(per_passage, ignore_index=True) if per_passage else None
+    differ = [text for repeats, read in once.values() if (text := repeats.note(listed(read)))]
+    if pp_all is not None and REPEAT in pp_all:
+        pp_all[REPEAT] = pp_all[REPEAT].fillna(False).astype(bool)
+        if no_ids:  # the caption says distinct units: these tables' rows are not
+            differ.append(
+                f"{listed(no_ids)}: no unit_id column, so a passage retrieved for several "
+                "systems' claims cannot be told apart there: its rows count one each"
+            )
+    assumed += [("Table 8", f"Assumed: {text}") for text in differ]
     pt_all = pd.concat(per_trace, ignore_index=True) if per_trace else None
     attributed = {s: n for s, n in stages.items() if n}
     error_codes = {
@@ -765,6 +798,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         review_notes["reviews"] = _version_notes(versions)
     for part in (UnitKind.RETRIEVAL, UnitKind.VERIFICATION):  # said under Tables 8 and 9
         review_notes.setdefault(corrected_notes_key(part), []).extend(pooled)
+    review_notes[corrected_notes_key(UnitKind.RETRIEVAL)].extend(differ)
 
     accumulation, saturation_notes = _saturation(layout.saturation_dir)
 
@@ -859,7 +893,9 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             agreement=per_code or None,
         ),
         notes={
-            "assumed": [text for key, text in assumed if key in ("Reviewers", "Reviews")],
+            "assumed": [
+                text for key, text in assumed if key in ("Reviewers", "Reviews", "Table 8")
+            ],
             "saturation": saturation_notes,
             "codebook": codebook_notes,
             "agreement": agreement_notes,
@@ -1486,7 +1522,7 @@ def _carried(table: pd.DataFrame, dim: Dimension) -> pd.Series:
     a code of its own).
     """
     column = table[dim.id]
-    weights = row_weights(table) if is_tally(table) else None
+    weights = row_weights(table) if is_tally(table) or REPEAT in table else None
     if not dim.multi_label:
         return value_counts(column, weights)
     codes = column.map(cell_codes).explode()

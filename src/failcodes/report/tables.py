@@ -6,7 +6,9 @@ group column (``retriever`` or ``verifier``), ``status``, one column per dimensi
 subcode, and the all-high flag (``all_high`` / ``all_correct``). One function serves both
 Table 8 (retrieval quality by retriever) and Table 9 (reasoning by verifier), because both are
 "share of each subcode per dimension, plus the rate of rows high quality on every dimension".
-Rows are counted per retriever even when the judge coded a shared pair once.
+A row repeating a (retriever, unit) an earlier row holds (:data:`failcodes.tally.REPEAT`: a
+passage retrieved for several systems' claims) counts for nothing: Table 8 counts each unit of
+a retriever once (:mod:`failcodes.unitrepeats`).
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ import pandas as pd
 
 from failcodes.annotations import NOT_ASSESSABLE, Status
 from failcodes.attribution import cell_codes, quality_rate
-from failcodes.codebook import Part
+from failcodes.codebook import Part, UnitKind
 from failcodes.errors import InputError
 from failcodes.metrics import WITHOUT_CLAIMS_RULE, WithoutClaimsPolicy, subset_note
 from failcodes.tally import row_weights
+from failcodes.unitrepeats import marked
 
 ALL_HIGH_ROW = "all_high_quality"
 #: Table 9's summary row: a reasoning trace correct on every step (seed 001's "all correct").
@@ -95,12 +98,16 @@ def code_shares(
     missing rows are left out, never counted as a code. A dimension some rows coded
     ``not_assessable`` gets a ``not_assessable`` row (so its shares still add up to 1); the
     all-high row is then over the assessable dimensions and
-    says so in its label (docs/attribution.md).
+    says so in its label (docs/attribution.md). A retrieval table counts each (``by``, unit)
+    once, with its first row's codes (:mod:`failcodes.unitrepeats`; a table without unit ids
+    counts its rows).
     """
     needed = [by, "status", flag, *(d.id for d in part.dimensions)]
     missing = [c for c in needed if c not in wide.columns]
     if missing:
         raise InputError(f"coded table lacks columns {missing}; expected {needed}")
+    if part.id is UnitKind.RETRIEVAL:  # each (retriever, unit) once (failcodes.unitrepeats)
+        wide = marked(wide, by, ["status", flag, *(d.id for d in part.dimensions)])[0]
     scored = wide[wide["status"] == Status.SCORED.value]
     for dim in part.dimensions:
         given = {c for cell in scored[dim.id].dropna().unique() for c in cell_codes(cell)}
@@ -129,7 +136,7 @@ def code_shares(
             for code in cell_codes(cell):
                 counts[(g, code)] += int(n)
         codes = [(s.id, s.label, s.high_quality) for s in dim.subcodes]
-        if (scored[dim.id] == NOT_ASSESSABLE).any():
+        if ((scored[dim.id] == NOT_ASSESSABLE) & (weights > 0)).any():
             any_unassessed = True
             codes.append((NOT_ASSESSABLE, "Not assessable", False))
         for code, label, high in codes:

@@ -1,0 +1,150 @@
+"""A (claim, passage) unit retrieved for several systems: Table 8 counts it once per retriever.
+
+A retrieval unit's id is the content the judge sees (:func:`failcodes.units.unit_id`): systems
+that share a retriever (two pipelines over bm25) retrieve the same passage for the same claim,
+the judge codes that unit once, and the per-passage table
+(:func:`failcodes.attribution.per_passage_codes`) has a row of it for each system. Seed 001's
+Table 8 counts a retriever's passages (200 per retriever), each once; counted once per system,
+a unit three systems share weighed three times in its retriever's shares and n (3 systems x 8
+questions: bm25 n=81 over 69 distinct units). Table 8, its corrected shares and
+``retriever_all_high.csv`` count each (retriever, unit) once within a data set (or the data
+sets the report pools into one set of sentences), with its first row's codes.
+
+One judge run codes a unit once, so its rows agree. Rows that do not (pooled data sets judged
+in two runs, a table edited by hand) are counted once, with the first row's codes, and said
+(:attr:`FirstUnits.differ`): refusing would leave a study whose two runs of an LLM judge
+disagree on a unit (judge noise, which agreement measures) with no report at all, and picking
+silently would hide it.
+
+Table 9 keeps a row per trace: a verifier's reasoning is generated for each system's claim and
+passages (two systems' traces are two runs of the verifier, alike only when both the input and
+the output are), so each is an observation of the verifier, as each disagreement is of its
+system.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import pandas as pd
+
+
+class FirstUnits:
+    """Which rows repeat a (group, unit) key an earlier row held, fed a chunk at a time.
+
+    Holds each distinct key's hash and its first row's codes' hash in two sorted arrays (16
+    bytes a unit: a paper-scale table's 1.2M rows in under 20 MB). ``repeats`` counts the rows
+    found repeating a key; ``differ`` those among them whose codes are not the first row's, and
+    ``first_differ`` names the first such unit.
+    """
+
+    def __init__(self) -> None:
+        self._keys: npt.NDArray[Any] = np.empty(0, dtype=np.uint64)
+        self._codes: npt.NDArray[Any] = np.empty(0, dtype=np.uint64)
+        self.repeats = 0
+        self.differ = 0
+        self.first_differ: str | None = None
+
+    def repeated(
+        self, keys: npt.NDArray[Any], codes: npt.NDArray[Any], ids: Sequence[object]
+    ) -> npt.NDArray[np.bool_]:
+        """True for each row whose key an earlier row (of this chunk or one before) holds.
+
+        ``keys`` and ``codes``: per row, the hash of its (group, unit id) and of its codes;
+        ``ids``: its unit id, to name a unit coded differently in two rows.
+        """
+        n = len(keys)
+        if n == 0:
+            return np.zeros(0, dtype=bool)
+        uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        repeat = np.ones(n, dtype=bool)
+        repeat[first] = False  # the first row of each key within the chunk
+        first_codes = codes[first]  # per distinct key of the chunk, its first row's codes
+        # the keys sorted: a sorted search, then merged in order
+        at: npt.NDArray[np.intp] = np.asarray(np.searchsorted(self._keys, uniq))
+        held = np.zeros(len(uniq), dtype=bool)
+        inside = at < len(self._keys)
+        held[inside] = self._keys[at[inside]] == uniq[inside]
+        earlier = first_codes.copy()
+        earlier[held] = self._codes[at[held]]
+        repeat |= held[inverse]
+        differ = repeat & (codes != earlier[inverse])
+        self.repeats += int(repeat.sum())
+        self.differ += int(differ.sum())
+        if self.first_differ is None and differ.any():
+            self.first_differ = str(ids[int(np.argmax(differ))])
+        new = ~held
+        self._keys = np.insert(self._keys, at[new], uniq[new])
+        self._codes = np.insert(self._codes, at[new], first_codes[new])
+        return repeat
+
+    def repeated_in(
+        self, frame: pd.DataFrame, by: str, codes: Sequence[str]
+    ) -> npt.NDArray[np.bool_]:
+        """:meth:`repeated` of a coded table's rows: key (``by``, unit_id), codes ``codes``.
+
+        Codes the table has no column of are left out of the comparison.
+        """
+        from pandas.util import hash_pandas_object
+
+        codes = [c for c in codes if c in frame.columns]
+
+        as_text = frame[[by, "unit_id", *codes]].astype(str)  # a flag read as bool or text alike
+        keys = hash_pandas_object(as_text[[by, "unit_id"]], index=False).to_numpy(np.uint64)
+        said = (
+            hash_pandas_object(as_text[codes], index=False).to_numpy(np.uint64)
+            if codes
+            else np.zeros(len(frame), dtype=np.uint64)
+        )
+        return self.repeated(keys, said, as_text["unit_id"].tolist())
+
+    def first_rows(
+        self,
+        rows: Sequence[Sequence[object]],
+        columns: Sequence[str],
+        by: str,
+        codes: Sequence[str],
+    ) -> list[Sequence[object]]:
+        """The rows of a table's chunk (tuples in ``columns`` order) that repeat no earlier key."""
+        import pandas as pd
+
+        names = [by, "unit_id", *codes]
+        if not rows:
+            return []
+        pick = itemgetter(*(list(columns).index(c) for c in names))
+        frame = pd.DataFrame(list(map(pick, rows)), columns=names)
+        repeat = self.repeated_in(frame, by, codes)
+        return [row for row, again in zip(rows, repeat, strict=True) if not again]
+
+    def note(self, where: str) -> str | None:
+        """The words for units coded differently in their rows (None: none was)."""
+        if not self.differ:
+            return None
+        return (
+            f"{where}: {self.differ} row(s) repeat a (claim, passage) unit of their retriever "
+            f"with other codes than the unit's first row (first: unit {self.first_differ}; two "
+            "judge runs of data sets pooled into one column, or a table edited by hand?): "
+            "Table 8 counts each unit once, with its first row's codes (data sets in name "
+            "order, rows in file order); judge the data sets with the judge's cache on, so a "
+            "unit gets one answer"
+        )
+
+
+def marked(frame: pd.DataFrame, by: str, codes: Sequence[str]) -> tuple[pd.DataFrame, FirstUnits]:
+    """``frame`` with its :data:`~failcodes.tally.REPEAT` column, and what marking it found.
+
+    A table without a ``unit_id`` column is returned as it is (its rows cannot be told apart).
+    """
+    from failcodes.tally import REPEAT
+
+    seen = FirstUnits()
+    if "unit_id" not in frame.columns or REPEAT in frame.columns:
+        return frame, seen
+    return frame.assign(**{REPEAT: seen.repeated_in(frame, by, codes)}), seen
