@@ -4826,15 +4826,15 @@ SESSION11_CASES: list[Case] = [
         "ingest-generic-labels/has-error-float-two-csv",
         ("ingest", "generic-labels", "{d}/l.csv", "-o", "{d}/o.jsonl"),
         _write({"l.csv": "sentence_id,has_error\n1,0.0\n2,2.0\n"}),
-        line="failcodes: error: {d}/l.csv:3, field 'has_error': Input should be a valid "
-        "boolean, unable to interpret input (got '2.0'); " + HAS_ERROR_WAY,
+        line="failcodes: error: {d}/l.csv:3, field 'has_error': expected true or false (or "
+        "1/0, yes/no), got '2.0'; " + HAS_ERROR_WAY,
     ),
     Case(
         "ingest-generic-labels/has-error-float-two-parquet",
         ("ingest", "generic-labels", "{d}/l.parquet", "-o", "{d}/o.jsonl"),
         _has_error_parquet,
-        line="failcodes: error: {d}/l.parquet:2, field 'has_error': Input should be a valid "
-        "boolean, unable to interpret input (got 2.0); " + HAS_ERROR_WAY,
+        line="failcodes: error: {d}/l.parquet:2, field 'has_error': expected true or false "
+        "(or 1/0, yes/no), got the number 2.0; " + HAS_ERROR_WAY,
     ),
     # 4.5 as an id: 1.10 and 1.1 are one float, so two ids would be one (a49ecc5)
     Case(
@@ -6121,6 +6121,200 @@ SESSION21_CASES: list[Case] = [
 ]
 
 
+#: A trace for the label-cell cases below (system a, question q1, sentence s1).
+_ONE_TRACE = (
+    '{"system": "a", "question_id": "q1", "sentence_id": "s1", "claim_id": "c1", "claim": "x", '
+    '"verdict": "refuted"}\n'
+)
+_METRICS_ONE = ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.parquet")
+_HAS_ERROR_WORDS = "expected true or false (or 1/0, yes/no), got "
+
+
+def _label_parquet(columns: dict[str, object]) -> Setup:
+    """t.jsonl (:data:`_ONE_TRACE`) and l.parquet of one row: question q1, sentence s1 and
+    has_error true unless ``columns`` gives another cell (a pyarrow array each)."""
+
+    def setup(d: Path) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        (d / "t.jsonl").write_text(_ONE_TRACE, encoding="utf-8")
+        table = {"question_id": ["q1"], "sentence_id": ["s1"], "has_error": [True]}
+        arrays = {k: pa.array(v) for k, v in table.items()} | columns
+        pq.write_table(pa.table(arrays), d / "l.parquet")
+
+    return setup
+
+
+def _decimal_ids() -> dict[str, object]:
+    import decimal
+
+    import pyarrow as pa
+
+    return {"question_id": pa.array([decimal.Decimal("1.5")], pa.decimal128(5, 1))}
+
+
+def _nan_label() -> dict[str, object]:
+    import pyarrow as pa
+
+    return {"has_error": pa.array([float("nan")])}
+
+
+# session 25's refusals (7a1b972..82447a1), each tested in tests/test_s25_t25*.py with the
+# numbers around it: here the one line (file, line, field, what was expected), exit 2, nothing
+# written
+SESSION25_CASES: list[Case] = [
+    Case(
+        # a claim table naming each sentence on its first row alone: the blank row's claim was
+        # a sentence of its own, TP 0, FN 1, TN 1 for TP 1, TN 1 (15682ed)
+        "ingest-generic/blank-sentence-id-under-a-filled-one",
+        ("ingest", "generic", "{d}/t.csv", "-o", "{d}/o.jsonl"),
+        _write(
+            {
+                "t.csv": "system,question_id,sentence_id,claim_id,claim,verdict\n"
+                "gpt,q1,q1:s0,c0,a,supported\ngpt,q1,,c1,b,supported\n"
+            }
+        ),
+        line="failcodes: error: {d}/t.csv:3, field 'sentence_id': no sentence_id here, where "
+        "line 2 gives one: a row without one is read as its own sentence (its claim id) (a "
+        "sheet that names each sentence on its first row alone? fill the column on every row, "
+        "or leave it out of every row)",
+    ),
+    Case(
+        # a null question_id (a Parquet Int64 column with NA): a bootstrap cluster of its own
+        "ingest-generic/blank-question-id-under-a-filled-one",
+        ("ingest", "generic", "{d}/t.jsonl", "-o", "{d}/o.jsonl", "--system", "gpt"),
+        _write(
+            {
+                "t.jsonl": '{"question_id": "q2", "sentence_id": "q2:s0", "claim": "b", '
+                '"verdict": "refuted"}\n{"question_id": null, "sentence_id": "q2:s1", '
+                '"claim": "c", "verdict": "refuted"}\n'
+            }
+        ),
+        expect=(
+            "t.jsonl:2, field 'question_id': no question_id here, where line 1 gives one: a "
+            "row without one is read as its own question (its sentence id)",
+        ),
+    ),
+    Case(
+        # rater 2 written '2' and '2.0' (two exports): four raters read, Fleiss 0.467 (d85f1b8)
+        "agree/long-rater-written-2-and-2.0",
+        (
+            *("agree", "{d}/long.csv", "--long", "rater,rating", "--unit-column", "unit"),
+            *("--stat", "fleiss", "--bootstrap", "0"),
+        ),
+        _write(
+            {
+                "long.csv": "unit,rater,rating\nu1,1,yes\nu1,2,yes\nu2,1,no\nu2,2.0,yes\n"
+                "u3,1,no\nu3,2,no\n"
+            }
+        ),
+        line="failcodes: error: {d}/long.csv:5, field 'rater': rater '2.0' is '2' (line 3) "
+        "written another way (a whole number as a float): it would be a rater of its own; "
+        "write it one way",
+    ),
+    Case(
+        # 'dosage;interaction' labelled no error under a rule naming both codes (6dd0b61)
+        "ingest-generic-labels/label-rule-cell-joining-named-codes",
+        (
+            *("ingest", "generic-labels", "{d}/codes.csv", "-o", "{d}/l.jsonl"),
+            *(
+                "--label-rule",
+                "error_type in {dosage, interaction} -> error; otherwise -> no_error",
+            ),
+        ),
+        _write({"codes.csv": "sentence_id,error_type\ns1,dosage;interaction\ns2,dosage\n"}),
+        line="failcodes: error: {d}/codes.csv:2, field 'error_type': 'dosage;interaction' is "
+        "not named by --label-rule 'error_type in {dosage, interaction} -> error; otherwise "
+        "-> no_error' but joins values ('dosage', 'interaction', by ';') that get error: "
+        "several codes in one cell? those rows got the 'no_error' label; name it in the rule, "
+        'quoted ({..., "dosage;interaction"}), or give its own clause',
+    ),
+    Case(
+        # 'Dosage|none' got error where its 'none' gets no_error (6dd0b61)
+        "ingest-generic-labels/label-rule-cell-whose-codes-get-another-outcome",
+        (
+            *("ingest", "generic-labels", "{d}/codes.csv", "-o", "{d}/l.jsonl"),
+            *("--label-rule", "error_type = none -> no_error; otherwise -> error"),
+        ),
+        _write({"codes.csv": "sentence_id,error_type\ns1,dosage\ns2,none\ns3,Dosage|none\n"}),
+        expect=(
+            "codes.csv:4, field 'error_type': 'Dosage|none' is not named by --label-rule",
+            "joins values ('dosage', 'none', by '|') that get error and no_error",
+        ),
+    ),
+    Case(
+        # has_error 0.5: pydantic's 'Input should be a valid boolean (got 0.5)' (ca01f07)
+        "metrics/label-has-error-half",
+        _METRICS_ONE,
+        _label_parquet({"has_error": [0.5]}),
+        line="failcodes: error: {d}/l.parquet:1, field 'has_error': "
+        + _HAS_ERROR_WORDS
+        + "the number 0.5; "
+        + HAS_ERROR_WAY,
+    ),
+    Case(
+        # has_error NaN (a missing value in a float column): '(got nan)' (ca01f07)
+        "metrics/label-has-error-nan",
+        _METRICS_ONE,
+        _label_parquet(_nan_label()),
+        line="failcodes: error: {d}/l.parquet:1, field 'has_error': "
+        + _HAS_ERROR_WORDS
+        + "NaN (not a number: a missing value?); "
+        + HAS_ERROR_WAY,
+    ),
+    Case(
+        # has_error 'maybe': 'Input should be a valid boolean, unable to interpret input'
+        "metrics/label-has-error-maybe",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.jsonl"),
+        _write({"t.jsonl": _ONE_TRACE, "l.jsonl": '{"sentence_id": "s1", "has_error": "maybe"}\n'}),
+        line="failcodes: error: {d}/l.jsonl:1, field 'has_error': "
+        + _HAS_ERROR_WORDS
+        + "'maybe'; "
+        + HAS_ERROR_WAY,
+    ),
+    Case(
+        # a boolean id: 'Input should be a valid string (got True)' (ca01f07)
+        "metrics/label-id-a-boolean",
+        _METRICS_ONE,
+        _label_parquet({"sentence_id": [True]}),
+        line="failcodes: error: {d}/l.parquet:1, field 'sentence_id': id true is a boolean "
+        "(true/false), not an id; expected text or a whole number: is this the column of the "
+        "ids?",
+    ),
+    Case(
+        # a Parquet DECIMAL id 1.5: "(got Decimal('1.5'))" (ca01f07)
+        "metrics/label-id-a-decimal-with-a-fraction",
+        _METRICS_ONE,
+        _label_parquet(_decimal_ids()),
+        line="failcodes: error: {d}/l.parquet:1, field 'question_id': id 1.5 is a decimal "
+        "number with a fraction; expected text or a whole number: save the column as text",
+    ),
+    Case(
+        # a trace's system true: 'Input should be a valid string (got True)' (ca01f07)
+        "metrics/trace-system-a-boolean",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.jsonl"),
+        _write(
+            {
+                "t.jsonl": _ONE_TRACE.replace('"system": "a"', '"system": true'),
+                "l.jsonl": '{"sentence_id": "s1", "has_error": true}\n',
+            }
+        ),
+        line="failcodes: error: {d}/t.jsonl:1, field 'system': expected text, got the boolean true",
+    ),
+    Case(
+        # SOURCE_DATE_EPOCH=abc: matplotlib's traceback, the tables already written (15ec83a)
+        "report/source-date-epoch-not-a-time",
+        REPORT,
+        _per_passage_study(PER_PASSAGE_ROW),
+        line="failcodes: error: SOURCE_DATE_EPOCH='abc': expected whole seconds since "
+        "1970-01-01 UTC (the reproducible-builds convention), e.g. "
+        "SOURCE_DATE_EPOCH=$(git log -1 --format=%ct); unset it for the current time",
+        env=(("SOURCE_DATE_EPOCH", "abc"),),
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -6155,6 +6349,7 @@ CASES = (
     + SESSION13_CASES
     + SESSION20_CASES
     + SESSION21_CASES
+    + SESSION25_CASES
 )
 
 

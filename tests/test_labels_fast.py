@@ -81,8 +81,8 @@ def test_lines_only_the_exact_reader_accepts_are_read_by_it(tmp_path: Path, line
     [
         (
             '{"sentence_id": "s9", "has_error": "maybe"}',
-            "labels.jsonl:7, field 'has_error': Input should be a valid boolean, unable to "
-            "interpret input (got 'maybe'); labels written other than true/false or 1/0 "
+            "labels.jsonl:7, field 'has_error': expected true or false (or 1/0, yes/no), got "
+            "'maybe'; labels written other than true/false or 1/0 "
             "(ja/nein, a scale, blanks)? failcodes ingest generic-labels FILE -o OUT "
             "--label-rule 'has_error in {ERROR VALUES} -> error; has_error in {OTHER VALUES} "
             "-> no_error; otherwise -> skip'",

@@ -116,13 +116,13 @@ def test_has_error_written_as_a_float_reads_alike_in_csv_and_parquet(
         assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 0, 1, 1)  # as above
     csv.write_text("sentence_id,has_error\n1,0.0\n2,2.0\n")
     pq.write_table(pa.table({"sentence_id": ["1", "2"], "has_error": [0.0, 2.0]}), parquet)
-    for labels, got in ((csv, "'2.0'"), (parquet, "2.0")):
+    for labels, got in ((csv, "'2.0'"), (parquet, "the number 2.0")):
         out = tmp_path / "bad.jsonl"
         code, _, err = run_cli(["ingest", "generic-labels", str(labels), "-o", str(out)], capsys)
         assert code == 2
         assert err.strip().splitlines() == [
-            f"failcodes: error: {labels}:{3 if labels is csv else 2}, field 'has_error': Input "
-            f"should be a valid boolean, unable to interpret input (got {got}); labels "
+            f"failcodes: error: {labels}:{3 if labels is csv else 2}, field 'has_error': "
+            f"expected true or false (or 1/0, yes/no), got {got}; labels "
             "written other than true/false or 1/0 (ja/nein, a scale, blanks)? failcodes ingest "
             "generic-labels FILE -o OUT --label-rule 'has_error in {ERROR VALUES} -> error; "
             "has_error in {OTHER VALUES} -> no_error; otherwise -> skip'"

@@ -203,8 +203,8 @@ def test_a_label_column_of_other_words_names_the_label_rule_that_reads_it(
     code, _, err = run_cli(["metrics", "--traces", str(traces), "--labels", str(sheet)], capsys)
     assert (code, err.strip()) == (
         2,
-        f"failcodes: error: {sheet}:2, field 'has_error': Input should be a valid boolean, "
-        "unable to interpret input (got 'ja'); labels written other than true/false or 1/0 "
+        f"failcodes: error: {sheet}:2, field 'has_error': expected true or false (or 1/0, "
+        "yes/no), got 'ja'; labels written other than true/false or 1/0 "
         "(ja/nein, a scale, blanks)? failcodes ingest generic-labels FILE -o OUT --label-rule "
         "'has_error in {ERROR VALUES} -> error; has_error in {OTHER VALUES} -> no_error; "
         "otherwise -> skip'",

@@ -189,7 +189,8 @@ def test_the_attribution_figure_says_what_its_subcode_counts_count() -> None:
     )
     _, right = fig.axes
     assert right.get_xlabel() == (
-        "coded rows: retrieval one per claim and passage,\nverification one per claim"
+        "as Tables 8-9 count: retrieval a (claim, passage)\n"
+        "unit once per retriever and data set,\nverification a claim once per system"
     )
 
 

@@ -227,13 +227,14 @@ _LABEL_HINT = (
         (
             "half",
             {"question_id": ["q1"], "sentence_id": ["s1"], "has_error": [0.5]},
-            "field 'has_error': expected true or false (or 1/0), got the number 0.5" + _LABEL_HINT,
+            "field 'has_error': expected true or false (or 1/0, yes/no), got the number 0.5"
+            + _LABEL_HINT,
         ),
         # before: "field 'has_error': Input should be a valid boolean (got nan)", no hint
         (
             "nan",
             {"question_id": ["q1"], "sentence_id": ["s1"], "has_error": [float("nan")]},
-            "field 'has_error': expected true or false (or 1/0), got NaN (not a number: a "
+            "field 'has_error': expected true or false (or 1/0, yes/no), got NaN (not a number: a "
             "missing value?)" + _LABEL_HINT,
         ),
     ],

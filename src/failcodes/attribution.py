@@ -3,30 +3,10 @@
 Seed 001 (Figure 1) splits errors into retrieval and verification but states no rule; the
 rule here is failcodes' own, written out with its assumptions in docs/attribution.md.
 
-First, the pipeline's evidence source (:class:`~failcodes.traces.EvidenceSource`, declared on
-the trace or derived from it) decides which stages exist:
-
-- ``none`` (closed-book): no retrieval stage -> always **verification**.
-- ``post-hoc`` (evidence retrieved after the answer was written, to cite it): the claim did not
-  depend on it -> always **verification**; the citations are never judged as passages.
-- ``provided`` (evidence given with the item): no retriever to blame. The evidence is judged
-  like retrieved passages; if it is judged insufficient (no gold passage / no all-high
-  passage) -> **evidence** (the given evidence, not a retriever), else **verification**. No
-  passage text -> **verification** (nothing to assess; the verifier worked with what it had).
-- ``retrieved``: the two strategies below.
-
-Two strategies, recorded with a reason per item:
-
-- ``gold-evidence`` (closed benchmarks, where passages carry ``gold`` flags): no gold passage
-  in the top k -> **retrieval**; a gold passage was retrieved -> **verification**.
-- ``codebook`` (open-ended settings, no gold evidence): no top-k passage is high quality on
-  every retrieval dimension (the five dimensions of the v1 codebook) -> **retrieval**;
-  otherwise -> **verification**. Passages not coded (missing or unscored) make an item
-  **undetermined** unless another passage is all-high.
-
-``auto`` uses gold evidence for traces that carry gold flags and the codebook otherwise.
-A disagreement is attributed through the claims that caused it (an FP's error claims, all
-claims of an FN); if they split, it is **mixed**.
+The evidence source (:class:`~failcodes.traces.EvidenceSource`, declared on the trace or
+derived from it) decides which stages exist; the ``gold-evidence`` and ``codebook`` strategies
+(``auto``: gold flags where the trace has them) and the claims-to-disagreement step (**mixed**
+when its claims split) are docs/attribution.md's steps 1-3.
 
 Also here: the per-passage and per-trace code tables, the all-high rate per retriever, the
 all-correct rate per verifier and the dominant error subcodes (pandas adapters over the
@@ -51,7 +31,6 @@ from itertools import repeat
 from operator import contains, itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numpy as np
 from pydantic import Field
 
 from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status, includes_heuristic
@@ -63,6 +42,7 @@ from failcodes.traces import CITING_SOURCES, EvidenceSource, Trace
 from failcodes.units import UnitKind, claim_trace, claim_unit_ids, retrieval_unit_digests
 
 if TYPE_CHECKING:  # pandas (~0.2 s to import) is imported by the table functions that use it
+    import numpy as np  # (numpy too, by the index's lookups: `attribute --help` needs neither)
     import pandas as pd
 
     from failcodes.annotationlines import AnnotationRead
@@ -327,6 +307,8 @@ class CodeIndex:
         unit at the sort, 12 kept (a copy of both and a second kept copy made it ~50 and 25:
         the 2.1M retrieval units of a 10x paper-scale study, ~105 MB at the sort; issue 30).
         """
+        import numpy as np
+
         self._settle()
         if self._sorted is not None and not self._keys:
             return self._sorted
@@ -353,6 +335,8 @@ class CodeIndex:
             number = self._other.get(uid)
             return None if number is None else self._records[number]
         keys, which = self._arrays()
+        import numpy as np
+
         key = int.from_bytes(bytes.fromhex(uid), "big", signed=True)
         at = int(np.searchsorted(keys, np.int64(key)))
         if at >= len(keys) or int(keys[at]) != key:
@@ -371,6 +355,8 @@ class CodeIndex:
             return [self.get(uid) for uid in uids]
         if any(len(uid) != 16 for uid in uids):
             return [self.get(uid) for uid in uids]
+        import numpy as np
+
         keys, which = self._arrays()
         if not len(keys):
             return [None] * len(uids)
@@ -581,11 +567,11 @@ def attribute_claim(
             return ClaimAttribution(
                 **base,
                 stage=Stage.VERIFICATION,
-                reason="evidence provided with the item (no retrieval stage), but no passage "
-                f"text {'in the top ' + str(top_k) if top_k is not None else 'given'} to "
+                reason=f"{NO_PASSAGE_REASONS[1]} "
+                f"{'in the top ' + str(top_k) if top_k is not None else 'given'} to "
                 "assess; the verifier worked with what it was given",
             )
-        return ClaimAttribution(**base, stage=Stage.RETRIEVAL, reason=f"no passage {k}")
+        return ClaimAttribution(**base, stage=Stage.RETRIEVAL, reason=f"{NO_PASSAGE_REASONS[0]}{k}")
     what = "provided evidence" if source is EvidenceSource.PROVIDED else f"the {k} passages"
     if use is Strategy.GOLD_EVIDENCE:
         if not claim.has_gold:
@@ -702,6 +688,105 @@ def attribute_item(
         reason=reason,
         claims=tuple(claims),
     )
+
+
+#: How the reason of a claim without passages (retrieved, provided) begins: no strategy decided it.
+NO_PASSAGE_REASONS = (
+    "no passage ",
+    "evidence provided with the item (no retrieval stage), but no passage text",
+)
+
+
+class GoldFlags:
+    """Per system, its claims whose passages carry gold flags and those whose carry none.
+
+    ``auto`` picks the strategy claim by claim (:func:`attribute_claim`). A data set that flags
+    its gold passages alone (``gold: true``, the others without the field: a spreadsheet
+    column marking the positives) had each claim whose gold passage was retrieved attributed by
+    gold evidence (verification) and each claim whose gold passage was not, the retrieval
+    failures by that rule, by the judge's codes of the passages it did retrieve (verification
+    wherever the judge found one all-high, undetermined unjudged): 2 verification, 2
+    undetermined where gold evidence gives 2 verification, 2 retrieval, with no word. Claims
+    without passages, and closed-book or post-hoc ones, take no strategy and are not counted.
+    """
+
+    def __init__(self) -> None:
+        #: system -> [claims with a gold flag on a passage, claims with passages but no flag]
+        self.counts: dict[str, list[int]] = {}
+
+    def add(self, claims: Iterable[ClaimUnits]) -> None:
+        """Count ``claims`` (each once: the claims first seen in an item)."""
+        for c in claims:
+            if c.n_passages and c.evidence in (EvidenceSource.RETRIEVED, EvidenceSource.PROVIDED):
+                self.counts.setdefault(c.system, [0, 0])[0 if c.has_gold else 1] += 1
+
+    def add_attributed(self, claims: Iterable[ClaimAttribution]) -> None:
+        """Count attributed ``claims`` (a report's reading of ``attribution.jsonl``).
+
+        A claim counts as flagged when gold evidence decided it, as without flags when the
+        codebook did and it had passages (its reason is not a no-passage one): under ``auto``
+        that is :meth:`add`'s count; under a strategy given for every claim, one kind alone.
+        """
+        for c in claims:
+            if c.evidence_source not in (EvidenceSource.RETRIEVED, EvidenceSource.PROVIDED):
+                continue
+            if c.reason.startswith(NO_PASSAGE_REASONS):
+                continue
+            flagged = c.strategy is Strategy.GOLD_EVIDENCE
+            self.counts.setdefault(c.system, [0, 0])[0 if flagged else 1] += 1
+
+    def lines(self) -> list[str]:
+        """For the first line: each system whose claims were attributed both ways."""
+        return [
+            f"system {system!r}: the passages of {flagged:,} of its {flagged + bare:,} claims "
+            f"with passages carry gold flags, those of the other {bare:,} none: auto "
+            "attributed the first by gold evidence (a gold passage retrieved -> verification) "
+            "and the others by the judge's codes of their passages (codebook: verification "
+            "where one is all-high, undetermined where none was judged), not as claims "
+            "without a gold passage (retrieval); if a passage without a flag is not gold, "
+            "write gold: false on it, or give --strategy codebook to attribute every claim by "
+            "the judge's codes (docs/attribution.md step 2)"
+            for system, (flagged, bare) in sorted(self.counts.items())
+            if flagged and bare
+        ]
+
+
+class RankGaps:
+    """Claims whose top-k holds fewer passages than k though they hold more (ranks skip).
+
+    A passage's rank is its place in the retriever's list (the trace format), so top-k keeps
+    the passages ranked k or better: a pipeline that kept ranks 1, 3 and 5 had one passage
+    judged and attributed under ``--top-k 2``, with no word.
+    """
+
+    def __init__(self, top_k: int | None) -> None:
+        self.top_k = top_k
+        self.claims = 0
+        self.first: tuple[str, str, int, int] | None = None
+
+    def add(self, claims: Iterable[ClaimUnits]) -> None:
+        """Count ``claims`` (each once) with fewer than k passages ranked k or better."""
+        if self.top_k is None:
+            return
+        for c in claims:
+            if len(c.passages) < min(self.top_k, c.n_passages):
+                self.claims += 1
+                if self.first is None:
+                    self.first = (c.system, c.claim_id, len(c.passages), c.n_passages)
+
+    def line(self) -> str | None:
+        """For the first line (None: no claim's ranks skip within the top k)."""
+        if self.first is None:
+            return None
+        k = self.top_k
+        system, claim, kept, held = self.first
+        return (
+            f"--top-k {k}: {self.claims:,} claim(s) hold fewer than {k} passages ranked {k} or "
+            f"better though they hold more (first: system {system!r}, claim {claim!r}: {kept} "
+            f"of its {held}): a rank is the retriever's, so ranks that skip (a reranker's or a "
+            f"filter's kept passages) leave fewer than {k} in the top {k}; number the ranks "
+            f"1, 2, 3... to take each claim's first {k} passages"
+        )
 
 
 class ReviewedAttribution(FrozenModel):

@@ -3,18 +3,12 @@
 Studies often have two or three clinicians label every sentence. The metrics need one
 reference per sentence (or claim); their agreement is a separate question (``failcodes agree
 LABELS --long annotator,has_error --unit-column sentence_id``). :func:`combine` turns the
-labels of several annotators into one label per target by a stated rule:
-
-- ``majority``: an error when more than half of the target's labels say so; a tie (two
-  annotators split, or 2-2) is decided by ``ties``: ``refuse`` (the default: one error naming
-  how many targets tie and the first of them), ``error``, ``no_error`` or ``skip`` (no label);
-- ``any``: an error when any annotator marked one (the recall-friendly reference);
-- ``all``: an error only when every annotator marked one.
-
-Each combined label names the rule and the annotators in ``annotator`` (``majority of 3:
-dr_a, dr_b, dr_c``), keeps the rationales of the annotators who voted with the outcome
-(distinct, joined by `` | ``) and the first severity among them. A target an annotator
-labels twice, or labelled twice without annotator names, is an error naming the line.
+labels of several annotators into one label per target by a stated rule (``majority`` with
+its ``ties``, ``any``, ``all``: docs/trace-format.md, ``consensus=``). Each combined label
+names the rule and the annotators in ``annotator`` (``majority of 3: dr_a, dr_b, dr_c``), keeps
+the rationales of the annotators who voted with the outcome (distinct, joined by `` | ``) and
+the first severity among them. A target an annotator labels twice, or labelled twice without
+annotator names, is an error naming the line.
 """
 
 from __future__ import annotations

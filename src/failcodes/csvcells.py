@@ -1,21 +1,11 @@
 """CSV cells that are safe to open in a spreadsheet and read back as they were written.
 
-A spreadsheet (Excel, LibreOffice, Google Sheets) runs a cell that begins with ``=``, ``+``,
-``-``, ``@``, a tab or a carriage return as a formula: a claim or a judge's rationale reading
-``=HYPERLINK("http://...")`` in a CSV failcodes wrote would run when a researcher opens it.
-OWASP's CSV-injection rule (https://owasp.org/www-community/attacks/CSV_Injection): such a
-cell is written with a single quote in front, which the spreadsheet shows as text. A number
-(``-3.5``, ``+1e-3``) stays a number.
-
-Every CSV writer of failcodes goes through :func:`neutralise` (:func:`safe_frame` for tables)
-and every CSV reader through :func:`restore`, so a value round-trips exactly: the quote is
-added to any text that begins with quotes and then one of those characters (``'=x`` is
-written ``''=x``), and one quote is taken off such a cell when it is read. ``--raw-csv``
-(:func:`raw_cells`) writes the values as they are, for a program that reads the CSV itself.
-
-A NUL character cannot be carried by a CSV cell (failcodes reads a NUL in a CSV as binary
-data or UTF-16 text), so a writer refuses it in one line naming the file, line and column
-(:func:`check_nul`), where it would otherwise write a file its own reader refuses.
+A text cell a spreadsheet would run as a formula gets a ``'`` in front (OWASP's CSV-injection
+rule), taken off again when failcodes reads it, and a NUL is refused where it would be
+written: the rules are docs/trace-format.md's ("Safe to open in a spreadsheet"). Every CSV
+writer of failcodes goes through :func:`neutralise` (:func:`safe_frame` for tables) and every
+CSV reader through :func:`restore`; ``--raw-csv`` (:func:`raw_cells`) writes the values as
+they are; :func:`check_nul` refuses a NUL naming the file, line and column.
 """
 
 from __future__ import annotations

@@ -30,10 +30,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from json.encoder import encode_basestring as _json_string  # the encoder json.dumps uses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
 from pydantic import Field, field_validator
 
 from failcodes.contract import FrozenModel
@@ -46,17 +44,15 @@ from failcodes.mapping import (
     SentenceWithoutClaims,
     resolve_mapping,
 )
-from failcodes.metrics import (
-    DEFAULT_WITHOUT_CLAIMS,
-    GroupLabels,
-    LabelledUnits,
-    Level,
-    WithoutClaimsPolicy,
-    as_columns,
-)
-from failcodes.tracecols import SentenceColumns, TraceColumns
+from failcodes.measurenames import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy
 from failcodes.traces import EvidenceSource, Passage, Trace, unique_ranks
 from failcodes.verdicts import Verdict
+
+if TYPE_CHECKING:  # numpy, the columns: imported where selected (`attribute --help` selects none)
+    import numpy as np
+    import numpy.typing as npt
+
+    from failcodes.tracecols import SentenceColumns, TraceColumns
 
 
 class DisagreementKind(StrEnum):
@@ -311,6 +307,8 @@ def select_with_shape(
     policy = choice(WithoutClaimsPolicy, without_claims, "without_claims")
     requested = choice(QuestionScope, question_scope, "question_scope")
     m = mapping if isinstance(mapping, ErrorMapping) else resolve_mapping(mapping)
+    from failcodes.metrics import LabelledUnits, as_columns
+
     cols = as_columns(traces)
     if lvl is Level.CLAIM:
         index.labelled_units(cols)  # the labels' own errors, as ever, before any other
@@ -330,6 +328,8 @@ def select_with_shape(
             assert lab is not None  # (a labelled unit)
             out.append(_selected(m, lvl, system, qid, sid, cid, lab, pred, (row,)))
     else:
+        import numpy as np
+
         groups = units.groups
         assert groups is not None
         order = np.argsort(groups.group, kind="stable")
@@ -480,6 +480,8 @@ class GroupSelection:
 
     def counts(self) -> dict[tuple[str, str], dict[str, int]]:
         """:func:`count_by_kind` of these disagreements (no :class:`Selected` built)."""
+        import numpy as np
+
         n = len(self.cols.systems)
         system = self.cols.system[self.groups]
         fp = np.bincount(system[self.predicted], minlength=n).tolist()
@@ -499,6 +501,8 @@ class GroupSelection:
             return self.groups
         runless: npt.NDArray[np.int64] = self.groups[origin.run[self.groups] == 0]
         if origin.scattered is not None and len(runless):
+            import numpy as np
+
             runless = runless[~np.isin(runless, origin.scattered.group)]
         return runless
 
@@ -520,6 +524,8 @@ def select_group_disagreements(
     any. ``index`` None: the selections look labels up through that match
     (:meth:`GroupLabels.label_index`).
     """
+    from failcodes.metrics import GroupLabels, LabelledUnits
+
     policy = WithoutClaimsPolicy(without_claims)
     requested = QuestionScope(question_scope)
     matched = GroupLabels(cols, labels, requested)

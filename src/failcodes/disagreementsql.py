@@ -1,39 +1,17 @@
 r"""Disagreements built by the engine from the tool's own Parquet traces (issue 30).
 
-The disagreements stream (:func:`failcodes.disagreementio.stream_disagreements`) fetches each
-disagreement's claims as Python values and encodes every claim record, passages included
-(~500 MB of JSON at paper scale): its CPU is spread over decoding, Python objects, per-row
-checks and encoding. For traces the tool wrote itself (Parquet whose footer carries the
-validated marker, :func:`failcodes.engine.is_validated`) DuckDB reads the claim rows instead,
-and Python gives each disagreement's head (its label and id, ~26,000 at paper scale). Trace
-JSONL files, which the strict scan vouched for, take the same heads for JSONL output: their
-claims' lines are read again by byte offset (:func:`_line_rows`), each once, not once per
-disagreement as the stream does.
-
-Either way the needed claim rows are read once, in file order (DuckDB reads a window of
-:data:`_WINDOW_ROWS` rows of a file a query), into a scratch file, then taken from it in
-output order: memory follows a disagreement or a group of them, whatever the output order (at
-10x the paper scale, copies of the questions with suffixed ids, their rows interleave in it).
-
-JSONL output: the scratch file (:class:`_Pieces`) holds each claim record's JSON in two
-pieces (either side of its mapped flags), spaced as ``json.dumps`` spaces
-(``msgspec.json.format``, in C); a line is its head's fields and its claims' pieces
-(:func:`_write_lines`), each mapping's after the one before. The lines are byte-identical
-to the stream's (``json.dumps(record, ensure_ascii=False)``): DuckDB's ``to_json`` escapes
-strings as the stdlib does but for the control characters it writes with upper-case hex
-(``\\u001F``), and writes a float as ``repr`` does when it is 0 or its magnitude is in
-[1e-4, 1e16) (checked on 600,000 doubles of every magnitude); a record with such an escape or
-another float is decoded and encoded again by the stdlib.
-
-Parquet output: the scratch file is an Arrow file of the claim record's columns
-(:func:`_spill`), mapped :data:`_RECORDS_PER_GROUP` disagreements at a time
-(:class:`_Spilled`); each group is built as Arrow columns (:func:`_mapping_table`), one row
-group as the stream writes it (``pyarrow``'s writer, the same schema: the same bytes).
-
-A row the validated writer cannot have written (an empty text the models read as missing, a
-NaN score, a rank below 1, an unknown verdict or evidence source, a null claim or passage
-list), a row gone from the file, or an engine error leaves nothing behind: the stream then
-writes the file, and says the exact one-line error if any.
+For traces the tool wrote itself (the validated marker, :func:`failcodes.engine.is_validated`)
+DuckDB reads the needed claim rows once, in file order (a window of :data:`_WINDOW_ROWS` rows
+a query), into a scratch file, and Python writes each disagreement's head and takes its
+claims from the scratch file in output order: JSONL as two JSON pieces a claim record
+(:class:`_Pieces`, :func:`_write_lines`), byte-identical to the stream's
+(:func:`failcodes.disagreementio.stream_disagreements`); Parquet as Arrow columns
+(:func:`_spill`, :class:`_Spilled`, :func:`_mapping_table`), :data:`_RECORDS_PER_GROUP`
+disagreements a row group, the stream's bytes. Trace JSONL files the strict scan vouched for
+take the same heads, their claims' lines read again by byte offset (:func:`_line_rows`). A
+row the validated writer cannot have written, a row gone from the file, or an engine error
+leaves nothing behind: the stream then writes the file. The design, DuckDB's JSON against the
+stdlib's, and the measurements: docs/architecture.md ("The analysis engine").
 """
 
 from __future__ import annotations

@@ -2,18 +2,14 @@
 
 Issue 30. The analysis steps do their row work (scan, group, count, find duplicates, join) in
 DuckDB: C++ over columns, every core, spilling to disk past its memory limit. Each command
-opens one in-memory connection (:func:`connect`), loads its inputs as tables
-(:mod:`failcodes.tracetable`) and queries them; numpy does the per-question arithmetic and the
-bootstrap on the small count arrays that come out.
+opens one in-memory connection (:func:`connect`) and gives it its inputs
+(:mod:`failcodes.columnar`, :mod:`failcodes.disagreementsql`); numpy does the per-question
+arithmetic and the bootstrap on the small count arrays that come out.
 
-Validation happens once, at the boundary. A file the tool did not write goes through the
-strict reader (duplicate keys, NaN/Infinity, depth, lone surrogates, unknown fields: the
-one-line errors naming file, line and field) before the engine sees its rows. A Parquet trace
-file the tool wrote itself from validated traces carries a marker in its footer
-(:func:`validated_marker`, checked by :func:`is_validated`): the engine reads it directly.
-The marker vouches for what the writer checked (every row a valid trace, ids neither blank
-nor padded, verdicts canonical, no ``(system, claim_id)`` twice); a file rewritten by another
-tool loses it (a Parquet writer does not copy another file's metadata unless told to).
+A Parquet trace file the tool wrote itself from validated traces carries a marker in its
+footer (:func:`validated_marker`, checked by :func:`is_validated`): the engine reads it
+directly; any other file goes through the strict readers first. What the marker vouches for
+and how a file another tool rewrote is caught: docs/architecture.md, "The analysis engine".
 """
 
 from __future__ import annotations

@@ -134,6 +134,14 @@ def file_errors() -> Iterator[None]:
         raise FileSystemError(exc) from exc
 
 
+class LeafError(InputError, ValueError):
+    """Leaf codes that do not roll up to one subcode (``codebook.roll_up``).
+
+    Not a leaf of the codebook, another dimension's, or several subcodes; a ValueError too,
+    for old callers.
+    """
+
+
 class MissingPartError(InputError, KeyError):
     """A codebook has no part for the unit kind asked for (a KeyError too, for old callers)."""
 

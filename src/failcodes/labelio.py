@@ -36,6 +36,7 @@ from failcodes.labelcols import (
 )
 from failcodes.tableio import (
     NUMBER_ID_FIELDS,
+    NUMBER_NAME_FIELDS,
     UTF8_BOM,
     Format,
     checked_csv_rows,
@@ -44,6 +45,7 @@ from failcodes.tableio import (
     drop_nones,
     id_problem,
     id_text,
+    name_text,
     rename_fields,
     required_fields,
     stage_table,
@@ -90,10 +92,18 @@ def _records(
         for n in NUMBER_ID_FIELDS
         if n in model.model_fields
     ]
+    names = [
+        (n, next((k for k, v in column_map.items() if v == n), n))
+        for n in NUMBER_NAME_FIELDS
+        if n in model.model_fields
+    ]
     for line, rec in rows:
         for name, column in ids:
             if name in rec:
                 rec[name] = id_text(rec[name], path=path, line=line, field=column)
+        for name, column in names:
+            if name in rec:
+                rec[name] = name_text(rec[name], path=path, line=line, field=column)
         yield line, drop_nones(rec)
 
 

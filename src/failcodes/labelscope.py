@@ -1,22 +1,9 @@
 """Which labelled sentences count for which system, and the one line that says so (issue 25).
 
-Two designs of a detection study give clinical labels different meanings:
-
-- **shared labels** (the seed's design): several verifiers check one answer, so one label
-  per sentence applies to every system's claims. A labelled sentence a system made no claim
-  for is one it dropped (:data:`failcodes.metrics.DEFAULT_WITHOUT_CLAIMS`).
-- **per-system labels**: each system wrote its own answer and clinicians labelled that
-  answer's sentences; a label names its ``system`` and applies to that system's traces only
-  (the same sentence id may recur under several systems). A system is scored on its own
-  labelled sentences only.
-
-With shared labels the questions each system answered tell the two apart. When every
-labelled question was answered by exactly one system (*disjoint*), the sentences of a
-question a system never answered are not its sentences: by default they are left out of its
-scope (:attr:`QuestionScope.ANSWERED`) instead of being counted as misses. When every
-system answered every labelled question (*common*) the scopes coincide. Anything in between
-(*partial*, e.g. a system that failed on a few questions) keeps the seed's rule unless
-``--question-scope answered`` is given, and the first line says so.
+Shared labels (one label per sentence for every system's claims) or per-system labels (a
+label names its ``system``), and with shared labels the questions each system answered
+(*common*, *disjoint*, *partial*) decide each system's scope (:class:`QuestionScope`): the rules
+are docs/statistics.md's "Labels per system and the shape of the data".
 
 Everything here is pure: codes and counts in, a :class:`DataShape` and :class:`Coverage`
 rows out. :func:`assumptions_line` is the first line of ``metrics`` and ``disagreements``

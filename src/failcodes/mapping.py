@@ -2,21 +2,9 @@
 
 A verifier gives each claim one canonical :class:`~failcodes.verdicts.Verdict`; clinicians
 label sentences *has error* / *no error*. An :class:`ErrorMapping` says which verdicts count
-as "the system flags an error". Named mappings:
-
-=======================  ==============================================================
-name                     verdicts that count as an error
-=======================  ==============================================================
-``refuted``              refuted (the seed's default from Section 5 on)
-``refuted+no_evidence``  refuted, no_evidence
-``non_supported``        everything but supported (refuted, no_evidence, ambiguous,
-                         out_of_scope)
-``conservative``         refuted, no_evidence (seed 000's RtV name)
-``strict``               refuted, no_evidence, out_of_scope (seed 000's RtV name)
-=======================  ==============================================================
-
-A user-defined mapping is a comma-separated list of verdicts (canonical names or any alias
-:func:`~failcodes.verdicts.normalize_verdict` knows), e.g. ``"refuted,ambiguous"``.
+as "the system flags an error": one of :data:`NAMED_MAPPINGS` (each with its verdicts and its
+source; README.md, "Error mappings") or a comma-separated list of verdicts (canonical names or
+any alias :func:`~failcodes.verdicts.normalize_verdict` knows), e.g. ``"refuted,ambiguous"``.
 
 Aggregation (*any-error*): a sentence of one system has an error if **any** of its claims
 maps to an error. A sentence that is known (labelled, or seen for another system) but has no

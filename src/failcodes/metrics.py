@@ -1,42 +1,16 @@
 """Detection metrics of a system's mapped verdicts against clinical labels.
 
-The positive class is *has error*. Per system x mapping, at sentence level (any-error
-aggregation, :mod:`failcodes.mapping`) or claim level (claims inherit their sentence's label
-unless a claim-level label exists):
+The positive class is *has error*, per system x mapping, at sentence level (any-error
+aggregation, :mod:`failcodes.mapping`) or claim level. TP/FP/FN/TN and each metric's formula
+and when it is undefined (an :class:`Estimate` then carries ``value=None`` and an
+``undefined_reason``): docs/statistics.md, "Detection metrics".
 
-- TP: the clinician marked an error and the system flags one;
-- FP: the system flags an error the clinician did not mark;
-- FN: the clinician's error is missed (the system maps every claim to no-error);
-- TN: neither marks an error.
-
-Metrics and when they are undefined (an :class:`Estimate` then carries ``value=None`` and an
-``undefined_reason``; never a silent 0 or a bare NaN):
-
-====================  ===================================  ==================================
-metric                formula                              undefined when
-====================  ===================================  ==================================
-precision             TP / (TP + FP)                       no predicted errors
-recall (sensitivity)  TP / (TP + FN)                       no labelled errors
-f1                    2 P R / (P + R) = 2TP/(2TP+FP+FN)    precision or recall undefined
-                      (0 when P = R = 0)
-specificity           TN / (TN + FP)                       no labelled non-errors
-balanced_accuracy     (recall + specificity) / 2           recall or specificity undefined
-youden_j              recall + specificity - 1             recall or specificity undefined
-accuracy              (TP + TN) / n                        n = 0
-====================  ===================================  ==================================
-
-Confidence intervals come from a cluster bootstrap over questions
-(:mod:`failcodes.stats.bootstrap`), studentized: each resample's metric is divided by its own
-cluster-robust (linearised) standard error, and the interval is ``estimate - t_hi se,
-estimate - t_lo se`` with ``t_lo, t_hi`` the quantiles of those t statistics (the bootstrap-t,
-Efron & Tibshirani 1993, ch. 12; Cameron, Gelbach & Miller 2008 for clustered data). With
-heavy-tailed question sizes and question-level effects the plain percentile interval covered
-0.90-0.93 at 20-100 questions (bench/bench_coverage.py part C, docs/statistics.md); the
-studentized one covers at least 0.93 wherever its warning stays silent. A resample in which a
-metric is undefined is left out of that metric's interval and counted (``defined_resamples``);
-where the standard error is 0 (every question agrees), or fewer than
-:data:`MIN_STUDENTIZED_EVENTS` units sit on the rarer side of one of the metric's ratios (the
-t statistics are then lumpy), the percentile interval is used (``method``).
+Confidence intervals: the studentized cluster bootstrap over questions
+(:mod:`failcodes.stats.bootstrap`), the percentile interval where the standard error is 0 or
+fewer than :data:`MIN_STUDENTIZED_EVENTS` units sit on the rarer side of a ratio (``method``);
+a resample where a metric is undefined is left out of its interval and counted
+(``defined_resamples``). Why, and the measured coverage: docs/statistics.md ("P/R/F1
+intervals").
 """
 
 from __future__ import annotations
@@ -47,7 +21,6 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -80,6 +53,10 @@ from failcodes.mapping import (
     resolve_mapping,
     sentence_groups,
 )
+from failcodes.measurenames import DEFAULT_WITHOUT_CLAIMS as DEFAULT_WITHOUT_CLAIMS
+from failcodes.measurenames import WITHOUT_CLAIMS_RULE as WITHOUT_CLAIMS_RULE
+from failcodes.measurenames import Level as Level
+from failcodes.measurenames import WithoutClaimsPolicy as WithoutClaimsPolicy
 from failcodes.stats.bootstrap import (
     MIN_POSITIVES,
     FloatArray,
@@ -128,34 +105,6 @@ _NO_PRED = "no predicted errors (TP + FP = 0)"
 _NO_POS = "no clinician-labelled errors (TP + FN = 0)"
 _NO_NEG = "no clinician-labelled non-errors (TN + FP = 0)"
 _NO_UNITS = "no labelled units (n = 0)"
-
-
-class Level(StrEnum):
-    """The unit metrics are computed over."""
-
-    SENTENCE = "sentence"
-    CLAIM = "claim"
-
-
-class WithoutClaimsPolicy(StrEnum):
-    """What sentence-level metrics do with a labelled sentence a system has no claim for."""
-
-    EXCLUDE = "exclude"  # leave it out, and count/list it in the result
-    NO_ERROR = "no_error"  # count it as "system flags no error" (default)
-
-
-#: The one rule for labelled sentences a system made no claim for, shared by ``metrics``,
-#: ``compare``, ``disagreements`` and the report: the system flagged no error there (a miss
-#: when the clinicians found one), so recall does not depend on how many sentences a system
-#: dropped. ``exclude`` stays an explicit option (issue 14).
-DEFAULT_WITHOUT_CLAIMS = WithoutClaimsPolicy.NO_ERROR
-
-WITHOUT_CLAIMS_RULE = {
-    WithoutClaimsPolicy.NO_ERROR: "labelled sentences a system made no claim for count as "
-    '"no error flagged" (a miss where the clinicians found an error)',
-    WithoutClaimsPolicy.EXCLUDE: "labelled sentences a system made no claim for are left out "
-    "of that system's sentence-level metrics",
-}
 
 
 #: Why the metrics of a labelled subset are the subset's (seed 001, appendix A.2).

@@ -2,15 +2,10 @@
 
 Pure core (annotations in, tables out; :func:`failcodes.judge.run_panel` runs the members):
 
-- :func:`consensus`: per unit and dimension, the code most members gave (majority); a tie
-  between the top codes is marked (the review lists ties first) and broken by the **primary**
-  judge (the panel's first member unless named): its code decides when it is one of the tied
-  codes; otherwise (or without a primary) the tie gives no consensus code. A multi-label
-  dimension takes, code by code, the codes more than half the members gave; a code exactly
-  half gave is a tie, kept when the primary gave it. With two members there is no majority:
-  every disagreement is a tie, so the primary decides it (:func:`panel_warnings` says so).
-  Each vote records the rule that decided it (:data:`RULES`), the members that flagged their
-  code uncertain, and whether the consensus rests on such a code (:func:`uncertain_units`).
+- :func:`consensus`: per unit and dimension, the code most members gave; ties, the primary
+  judge, multi-label dimensions and two-member panels as docs/judge.md ("The consensus rule")
+  says. Each vote records the rule that decided it (:data:`RULES`), the members that flagged
+  their code uncertain, and whether the consensus rests on such a code (:func:`uncertain_units`).
 - :func:`split_units`: units where the members disagree on at least one dimension, ties first
   (what ``review plan --panel-splits`` reviews).
 - :func:`inter_judge_agreement`: agreement between the members per dimension (nominal, over

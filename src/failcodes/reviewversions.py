@@ -3,25 +3,14 @@
 A review (a human :class:`~failcodes.annotations.Annotation` pulled into a study's
 ``review/``) answers the codebook it was made under. After a bump (``failcodes recode``) the
 judge's codes are on the new version; comparing the two would compare codes with different
-meanings. :func:`bring_reviews` sorts each review:
-
-- **current**: made under the target version (same hash): kept as it is;
-- **migrated**: made under an earlier version of the same codebook, and the lineage's
-  migration map carries every code it holds (relabelled where the map renames): kept, as made
-  under the target version (:func:`failcodes.migration.migrate`);
-- **superseded**: made under an older version, and the same coder reviewed the unit again
-  under the target version (in any file): the newer review counts, this one is neither
-  counted twice nor re-opened;
-- **repeated**: the same coder's review of a unit held twice (a second pull saved under another
-  name holds the first pull's reviews again; a task imported twice into Label Studio): the
-  latest (``created_at``; the later file on a tie) counts, the others are counted here. Before,
-  the report stopped saying the coder "annotated unit ... twice", naming no file;
-- **stale**: the map cannot carry it (a code of it was split or removed, a dimension of its
-  part is new), a finer code now exists for one of its codes (a dimension it coded gained a
-  subcode, a subcode it gave gained a leaf: the judge's re-code rule,
-  :func:`failcodes.migration.finer_codes`), its version is not in the lineage (no migration
-  path), or its content differs from the lineage's version of that number: left out, with the
-  reason; the report names the command that re-opens those units for review.
+meanings. :func:`bring_reviews` sorts each review as **current** (made under the target
+version), **migrated** (the lineage's migration map carries every code it holds:
+:func:`failcodes.migration.migrate`), **superseded** (the same coder reviewed the unit again
+under the target version), **repeated** (the same coder's review held twice: the latest by
+``created_at``, the later file on a tie, counts) or **stale** (no map carries it, a finer code
+now exists, :func:`failcodes.migration.finer_codes`, no migration path, or its version's
+content differs from the lineage's): docs/study.md ("Reviews pulled before the bump") gives
+the rules and what the report says of each.
 
 Pure: annotations and codebooks in, the sorting out (no file is read here).
 """

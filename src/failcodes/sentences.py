@@ -1,19 +1,9 @@
 """Deterministic sentence splitting with character offsets, and the answer-sentence model.
 
-The rule (documented in docs/trace-format.md, "Sentence splitting"):
-
-1. A line break always ends a sentence: a sentence never spans a newline, so markdown bullet
-   items, headings and paragraphs are separate sentences.
-2. Inside a line, a sentence ends after a run of ``.``, ``!`` or ``?`` (plus any closing quotes,
-   brackets or ``*``/``_`` emphasis marks) that is followed by whitespace, **unless**
-   the word ending in ``.`` is a known abbreviation (:data:`ABBREVIATIONS`, compared
-   case-insensitively), a single letter initial (``J.``), or the next non-space character is a
-   lower-case letter (``e.g. tablets``). ``3.5 mg`` never splits (no whitespace after the dot).
-3. Each sentence is the span between boundaries with surrounding whitespace trimmed; empty
-   spans are skipped. ``text[start:end] == sentence`` exactly, so labelled character spans map
-   onto sentences by overlap.
-
-Same input, same output, on every machine: no model, no locale, no external data.
+The rule is docs/trace-format.md's "Sentence splitting" (line breaks always end a sentence;
+``.``/``!``/``?`` then whitespace does unless after an abbreviation of :data:`ABBREVIATIONS`, an
+initial or before a lower-case word); ``text[start:end] == sentence`` exactly. Same input,
+same output, on every machine: no model, no locale, no external data.
 """
 
 from __future__ import annotations

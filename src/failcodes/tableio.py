@@ -570,7 +570,12 @@ def _validation_error(
 
 
 #: What a field of these pydantic error kinds expects, said in the tool's words.
-_EXPECTED = {"string_type": "text", "bool_type": "true or false (or 1/0)"}
+_EXPECTED = {
+    "string_type": "text",
+    # pydantic reads these (any case): 1/0, yes/no, y/n, true/false, t/f, on/off
+    "bool_type": "true or false (or 1/0, yes/no)",
+    "bool_parsing": "true or false (or 1/0, yes/no)",
+}
 
 
 def described(value: object) -> str:
@@ -1008,8 +1013,24 @@ def id_problem(value: object) -> str | None:
 #: cell): read as text by :func:`id_text` in every reader (ingest, labels, traces).
 NUMBER_ID_FIELDS: tuple[str, ...] = ("question_id", "sentence_id", "claim_id")
 
+#: Names a number may stand for (``"system": 7`` in JSONL, a Parquet integer column): read as
+#: text as the ids are (:func:`name_text`), so JSONL's 7 and CSV's '7' name one system.
+NUMBER_NAME_FIELDS: tuple[str, ...] = ("system",)
+
 #: Past 2**53 a float no longer holds every whole number: an id's last digits may be lost.
 _EXACT_FLOAT = 2**53
+
+
+def name_text(value: object, *, path: str | Path, line: int | None, field: str) -> object:
+    """A number given as a name (a system), as its text by :func:`id_text`'s rule.
+
+    A CSV's system '7' was read and JSONL's 7 refused ('expected text, got the number 7'):
+    one pipeline's systems numbered 1..n named alike in every format now. Anything but a
+    number is left to the model (a boolean: 'expected text, got the boolean true').
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float | decimal.Decimal):
+        return value
+    return id_text(value, path=path, line=line, field=field)
 
 
 def id_text(value: object, *, path: str | Path, line: int | None, field: str) -> object:

@@ -27,6 +27,7 @@ from failcodes.spelling import spelling_key
 from failcodes.tableio import (
     ARROW_ROWS,
     NUMBER_ID_FIELDS,
+    NUMBER_NAME_FIELDS,
     CsvTable,
     Format,
     arrow_schema,
@@ -36,6 +37,7 @@ from failcodes.tableio import (
     drop_nones,
     id_problem,
     id_text,
+    name_text,
     passages_path_for,
     rename_fields,
     required_fields,
@@ -147,6 +149,10 @@ def prepare_trace(
         if name in record:
             field = next((k for k, v in column_map.items() if v == name), name)
             record[name] = id_text(record[name], path=path, line=line, field=field)
+    for name in NUMBER_NAME_FIELDS:  # a system numbered 7, as CSV's '7'
+        if name in record:
+            field = next((k for k, v in column_map.items() if v == name), name)
+            record[name] = name_text(record[name], path=path, line=line, field=field)
     for name in TRACE_IDS:
         problem = id_problem(record.get(name))
         if problem is not None:

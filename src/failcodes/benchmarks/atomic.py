@@ -2,17 +2,9 @@
 
 Verdict quality, error-category detection, answer-level outcomes and chunk-trace accuracy.
 
-Confusion matrix (seed 003, "Human Evaluation"): the positive class is a FALSE verdict.
-TP = FALSE confirmed by the human, TN = TRUE confirmed, FP = FALSE not confirmed, FN = TRUE not
-confirmed. sensitivity = TP / (TP + FN); specificity = TN / (TN + FP); precision = TP / (TP +
-FP); F1 = 2PR / (P + R); accuracy = (TP + TN) / n; balanced accuracy = (sensitivity +
-specificity) / 2.
-
-Detection rate of an error category = facts of that category (all of them wrong, by
-definition) that the pipeline marked FALSE / facts of that category. Answer outcome shares =
-improved / unchanged / worsened answers over all answers. Chunk-trace accuracy: top-1 = facts
-whose correct source chunk was ranked first / facts annotated for chunk tracing; top-3 = ranked
-in the first three (a correct chunk missing from the ranking counts as a miss).
+The confusion matrix (positive class: a FALSE verdict), the detection rate per error
+category, the answer outcome shares and top-1/top-3 chunk-trace accuracy are defined in
+docs/atomic-format.md ("What is computed").
 
 Undefined values (zero denominators) are ``None`` with a reason, never 0.
 """

@@ -1,12 +1,8 @@
 """Evidence precision@k and recall@k against gold evidence.
 
-Definitions (per query, then macro-averaged over queries):
-
-- precision@k = gold items among the first k retrieved / min(k, number retrieved); queries
-  that retrieved nothing are left out of the precision mean (and counted in ``n_no_retrieval``).
-- recall@k = gold items among the first k retrieved / number of gold items for the query;
-  queries without gold evidence are left out of the recall mean (``n_no_gold``).
-- hit@k = share of queries with gold evidence that have at least one gold item in the top k.
+Precision@k, recall@k and hit@k per query, macro-averaged over queries, queries without
+retrieval (precision: ``n_no_retrieval``) or without gold (recall: ``n_no_gold``) left out and
+counted: docs/benchmarks.md defines them.
 
 A mean over zero queries is ``None`` with the reason in ``undefined``, never 0.
 """

@@ -2,23 +2,9 @@
 
 Follows the logic of github.com/allenai/scifact-evaluator ``evaluator/eval.py`` (Apache-2.0),
 written afresh for failcodes; it reproduces ``fixture/expected_metrics_small.json`` exactly
-(tests/test_scifact.py). Definitions (Wadden et al. 2020, section 4):
-
-- Abstract level: a predicted (claim, abstract) pair is *retrieved*; it is *correct (label
-  only)* if the abstract is gold evidence and the predicted label equals the gold label; it is
-  additionally *correct (rationalized)* if some gold rationale is a subset of the first
-  ``max_abstract_sents`` (3) predicted sentences. Relevant = gold (claim, abstract) pairs.
-- Sentence level: every predicted sentence is *retrieved*; it is *correct (selection)* if it
-  belongs to a gold rationale all of whose sentences were predicted; *correct (label)* if
-  moreover the abstract's predicted label equals the gold label. Relevant = gold rationale
-  sentences.
-- precision = correct / retrieved, recall = correct / relevant, F1 = 2PR / (P + R); a zero
-  denominator gives 0.0, as in the official script.
-
-Predictions must list the gold claims in the same order and may only use the labels SUPPORT
-and CONTRADICT (official rule). MultiVerS writes REFUTE and NEI: :func:`from_multivers` maps
-REFUTE -> CONTRADICT and drops NEI abstracts (an NEI abstract is not a retrieved evidence
-abstract).
+(tests/test_scifact.py). Its definitions (Wadden et al. 2020, section 4: abstract-level label-only
+and rationalized, sentence-level selection and label) are docs/benchmarks.md's. MultiVerS
+writes REFUTE and NEI: :func:`from_multivers` maps REFUTE -> CONTRADICT and drops NEI abstracts.
 """
 
 from __future__ import annotations

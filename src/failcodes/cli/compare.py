@@ -15,7 +15,7 @@ from failcodes.cli.options import data_console
 from failcodes.cli.output_format import FORMAT_PARAM, OutputFormat, require_format
 from failcodes.cli.requests import add_command
 from failcodes.commands.compare import CompareRequest, CompareResult
-from failcodes.metrics import WITHOUT_CLAIMS_RULE, WithoutClaimsPolicy
+from failcodes.measurenames import WITHOUT_CLAIMS_RULE, WithoutClaimsPolicy
 
 
 def _fmt(value: float | None, digits: int = 4) -> str:

@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich.table import Table
 from rich.text import Text
 
 from failcodes.cli.main import app
 from failcodes.cli.options import make_console
-from failcodes.demo import DEFAULT_OUT, STEPS, run_demo
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: failcodes.demo.DEFAULT_OUT, for --out's default: the demo package imports every step
+#: (pandas, the judge, the report), which `demo --help` has no use for (equal: tests/
+#: test_s26_t26start.py)
+DEFAULT_OUT = Path("reports") / "demo"
 
 
 def frame_table(title: str, frame: pd.DataFrame) -> Table:
     """Render a DataFrame as a rich table (missing values as '–')."""
+    import pandas as pd
+
     table = Table(title=title, title_justify="left", min_width=min(len(title) + 4, 160))
     for col in frame.columns:
         numeric = pd.api.types.is_numeric_dtype(frame[col])
@@ -33,6 +41,8 @@ def demo(
     ] = DEFAULT_OUT,
 ) -> None:
     """Run every demo step offline on the bundled data (no API key, no network)."""
+    from failcodes.demo import STEPS, run_demo
+
     console = make_console()
     files: list[Path] = []
     for i, (step, output) in enumerate(run_demo(out), start=1):

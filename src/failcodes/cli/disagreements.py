@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
@@ -11,11 +12,15 @@ from failcodes.cli.main import app
 from failcodes.cli.options import make_console
 from failcodes.cli.requests import add_command
 from failcodes.commands.measure import DisagreementsRequest
-from failcodes.disagreements import Disagreement, GroupSelection, Selected, count_by_kind
+
+if TYPE_CHECKING:  # (numpy: imported by the command, not by its --help)
+    from failcodes.disagreements import Disagreement, GroupSelection, Selected
 
 
 def summary_table(items: Sequence[Disagreement | Selected | GroupSelection]) -> Table:
     """Rich table of FN/FP counts per system x mapping."""
+    from failcodes.disagreements import count_by_kind
+
     table = Table(title="Disagreements")
     for col in ("system", "mapping", "FN (missed)", "FP (false alarm)"):
         table.add_column(col, justify="left" if col in ("system", "mapping") else "right")

@@ -14,18 +14,13 @@ from failcodes.cli.output_format import FORMAT_PARAM, OutputFormat
 from failcodes.cli.requests import add_command
 from failcodes.commands.measure import MetricsRequest
 from failcodes.labelscope import coverage_rows
-from failcodes.metrics import (
-    METRICS,
-    SHORT,
-    WARNED,
-    MetricResult,
-    MetricsReport,
-    VerdictDistribution,
-)
 from failcodes.verdicts import Verdict
 
 if TYPE_CHECKING:  # rich's tables: imported where drawn (``--format json`` draws none)
     from rich.table import Table
+
+    # (numpy: the metrics module is the command's, not its --help's)
+    from failcodes.metrics import MetricResult, MetricsReport, VerdictDistribution
 
 
 def _pct(value: float | None) -> str:
@@ -33,6 +28,8 @@ def _pct(value: float | None) -> str:
 
 
 def _cell(result: MetricResult, name: str) -> str:
+    from failcodes.metrics import WARNED
+
     est = result.metrics[name]
     text = _pct(est.value)
     ci = result.intervals.get(name)
@@ -46,6 +43,8 @@ def _cell(result: MetricResult, name: str) -> str:
 def metrics_table(report: MetricsReport) -> Table:
     """Render metric results as a rich table (percentages; '–' = undefined, see notes)."""
     from rich.table import Table
+
+    from failcodes.metrics import METRICS, SHORT
 
     ci = ""
     if report.bootstrap is not None:

@@ -1,16 +1,6 @@
 """The error codebook as code: models, loading, validation, hashing, diffing, migration.
 
-Notebook use::
-
-    from failcodes import codebook
-    cb = codebook.load("taxonomy/medical-fact-check.v1.yaml")   # or codebook.bundled()
-    cb.ref()                      # CodebookRef(name, version, hash) for annotations
-    cb.part(UnitKind.RETRIEVAL).dimension("scope").high_quality_code   # 'exact_scope'
-    lineage = codebook.load_lineage("taxonomy")                # every version, checked
-    d = codebook.diff(lineage[0], lineage[1])                  # changes + migration map
-    migration.migrate(annotation, d.migration)                 # failcodes.migration
-    v2 = codebook.CodebookDraft(cb, "round 3").add_leaf("partial_entity", leaf).build()
-    codebook.save(v2, "taxonomy")                               # taxonomy/<name>.v2.yaml
+Notebook use: docs/codebook.md ("Python API": load, ref, lineage, diff, migrate, draft, save).
 
 A file is YAML named ``<name>.v<version>.yaml`` (format: :class:`CodebookDocument`, JSON
 Schema: :func:`json_schema`). Validation errors are :class:`~failcodes.errors.CodebookError`

@@ -1,18 +1,11 @@
 """Making the next version of a codebook: edits that write their own changelog and migration.
 
-Use a :class:`CodebookDraft` when several edits make one new version (a saturation round)::
-
-    draft = CodebookDraft(v1, "Saturation round 3: two new leaves, scope merged")
-    draft.add_leaf("partial_entity", Leaf(id="class_not_agent", label=..., definition=...))
-    draft.merge_subcodes(["broader_scope", "narrower_scope"], into="scope_mismatch",
-                         label="Scope mismatch", definition="...")
-    v2 = draft.build()             # validated; migration entries relative to v1
-    save(v2, "taxonomy/")          # taxonomy/medical-fact-check.v2.yaml
-
-or the one-edit shortcuts (``add_leaf(v1, ...)``, ``merge_subcodes(v1, ...)``...), each of
-which returns the next version directly. Every edit appends a line to the changelog; the
-migration section is regenerated from all edits so its entries always name codes of the
-parent and of the new version (a rename followed by a merge becomes one merge entry).
+A :class:`CodebookDraft` gathers several edits into one new version (a saturation round); the
+one-edit shortcuts (``add_leaf(v1, ...)``, ``merge_subcodes(v1, ...)``...) return the next
+version directly. Every edit appends a line to the changelog; the migration section is
+regenerated from all edits so its entries always name codes of the parent and of the new
+version (a rename followed by a merge becomes one merge entry). Use: docs/codebook.md
+("Writing a new version").
 """
 
 from __future__ import annotations

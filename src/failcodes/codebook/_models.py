@@ -19,7 +19,7 @@ from typing import Any, NamedTuple, Self, TypeVar
 from pydantic import Field, model_validator
 
 from failcodes.contract import FrozenModel
-from failcodes.errors import MissingPartError
+from failcodes.errors import LeafError, MissingPartError
 from failcodes.hashing import content_hash
 
 ID_PATTERN = r"^[a-z0-9_]+$"
@@ -352,12 +352,12 @@ def roll_up(cb: Codebook, leaves: dict[str, list[str]]) -> dict[str, str]:
         subs: set[str] = set()
         for leaf in ids:
             if leaf not in parents:
-                raise KeyError(f"'{leaf}' is not a leaf of {cb.id}")
+                raise LeafError(f"'{leaf}' is not a leaf of {cb.id}")
             if codes[leaf].dimension != dim:
-                raise ValueError(f"leaf '{leaf}' belongs to '{codes[leaf].dimension}', not '{dim}'")
+                raise LeafError(f"leaf '{leaf}' belongs to '{codes[leaf].dimension}', not '{dim}'")
             subs.add(parents[leaf])
         if len(subs) > 1:
-            raise ValueError(f"leaves of '{dim}' roll up to several subcodes: {sorted(subs)}")
+            raise LeafError(f"leaves of '{dim}' roll up to several subcodes: {sorted(subs)}")
         if subs:
             out[dim] = subs.pop()
     return out

@@ -19,6 +19,8 @@ from failcodes.annotations import includes_heuristic
 from failcodes.attribution import (
     ATTRIBUTION_COLUMNS,
     CodeIndex,
+    GoldFlags,
+    RankGaps,
     Strategy,
     attribute_item,
     attribution_row,
@@ -77,6 +79,18 @@ class AttributeResult:
     #: Some codes are a model's beside the heuristic baseline's (a cascade, or a panel of the
     #: offline judge and a model): "codes: heuristic baseline" would say all are heuristic.
     mixed: bool = False
+    #: Systems whose claims auto attributed both by gold evidence and by the judge's codes
+    #: (:class:`~failcodes.attribution.GoldFlags`), and claims whose ranks skip within the
+    #: top k (:class:`~failcodes.attribution.RankGaps`): said first, and by ``failcodes run``.
+    gold_mix: list[str] = field(default_factory=list)
+
+    def said(self) -> list[str]:
+        """What ``failcodes run`` says on stderr too: a system attributed two ways.
+
+        In the step's log alone, a study whose data set flags its gold passages alone read its
+        retrieval failures as verification (or undetermined) with no word on its output.
+        """
+        return list(self.gold_mix)
 
     def lines(self) -> list[str]:
         """The result as plain lines (a study step's log)."""
@@ -152,6 +166,8 @@ class AttributeRequest(Request):
         if self.strategy is Strategy.CODEBOOK and self.retrieval is None:
             raise InputError("the codebook strategy needs --retrieval RUN_DIR (judge retrieval)")
         check_output_dir(self.output)
+        gold = GoldFlags()  # per system, claims with gold flags and without (auto: said)
+        gaps = RankGaps(self.top_k)  # claims whose ranks skip within the top k (said)
         r_codes.check()
         if self.reasoning is not None:
             v_codes.check()
@@ -159,12 +175,17 @@ class AttributeRequest(Request):
             # every file or none: an error in the disagreements (read as they are attributed)
             # leaves nothing, not even the folder
             with AtomicBatch() as batch:
-                count, tables = self._write(batch, source, r_codes, v_codes, codebook)
+                count, tables = self._write(batch, source, r_codes, v_codes, codebook, gold, gaps)
             self._remove_leftovers(tables)
         except OSError as exc:
             raise output_error(exc, self.output) from None
         for line in source.mixed_notes():  # what the attribution assumed, first
             note(line)
+        for line in gold.lines():  # a system's claims attributed two ways under auto
+            note(line)
+        skipped = gaps.line()
+        if skipped:  # fewer passages in the top k than asked: the ranks skip
+            note(skipped)
         said = codebook_note(self.codebook, codebook)  # after any error: the error is one line
         if said:
             note(said)
@@ -183,7 +204,8 @@ class AttributeRequest(Request):
                 coded_by[f"{coder}{label}"] += n
         if heuristic:
             note(HEURISTIC_NOTE)
-        return AttributeResult(count, tables, self.output, heuristic, coded_by, mixed)
+        first = [*gold.lines(), *([skipped] if skipped else [])]  # said by `failcodes run`
+        return AttributeResult(count, tables, self.output, heuristic, coded_by, mixed, first)
 
     def _remove_leftovers(self, tables: Mapping[str, object]) -> None:
         """Remove the tables of an earlier run into ``output`` that this run did not write.
@@ -202,7 +224,14 @@ class AttributeRequest(Request):
         return self.output / OUTPUT_FILES.get(name, f"{name}.csv")
 
     def _write(
-        self, batch: Any, source: Any, r_codes: Any, v_codes: Any, codebook: Any
+        self,
+        batch: Any,
+        source: Any,
+        r_codes: Any,
+        v_codes: Any,
+        codebook: Any,
+        gold: GoldFlags,
+        gaps: RankGaps,
     ) -> tuple[int, dict[str, pd.DataFrame]]:
         """Attribute the items one at a time, each table written a chunk at a time."""
         import pandas as pd
@@ -250,6 +279,9 @@ class AttributeRequest(Request):
         try:
             for item, new in source:
                 done = attribute_item(item, r_codes, strategy=self.strategy, top_k=self.top_k)
+                if self.strategy is Strategy.AUTO:
+                    gold.add(new)
+                gaps.add(new)
                 jsonl.write((done.model_dump_json() + "\n").encode("utf-8"))
                 rows.append(attribution_row(done))
                 systems.append(sys.intern(done.system))

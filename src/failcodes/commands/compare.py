@@ -7,13 +7,12 @@ Holm-adjusted, and returns them (:class:`CompareResult`); the CLI prints them.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
-
-import numpy as np
 
 from failcodes import labelio, traceio
 from failcodes.commands.base import Note, Request, ignore_note, option
@@ -27,25 +26,19 @@ from failcodes.errors import ConfigError, InputError, StatisticsError
 from failcodes.labels import LabelIndex, refuse_claim_labels
 from failcodes.labelscope import QuestionScope, assumptions_line
 from failcodes.mapping import DEFAULT_MAPPING, resolve_mappings
-from failcodes.metrics import (
-    DEFAULT_WITHOUT_CLAIMS,
-    WithoutClaimsPolicy,
-    coverage_line,
-    label_coverage,
-)
+from failcodes.measurenames import DEFAULT_WITHOUT_CLAIMS, WithoutClaimsPolicy
 from failcodes.sheetio import notes_into
 from failcodes.spelling import name_key
-from failcodes.stats.bootstrap import DIFF_MIN_POSITIVES, interval_warning
 from failcodes.stats.names import MAX_RESAMPLES
-from failcodes.tracecols import TraceColumns
 
 #: Most systems compared at once: every pair is tested (with --truth, 10,000 permutations a
 #: pair). 100 systems of 3 sentences took 227 s and 1.4 GB (4,950 pairs); 30 make 435 pairs.
 MAX_SYSTEMS = 30
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # numpy is imported where outcomes are made: `compare --help` makes none
     from collections.abc import Sequence
 
+    import numpy as np
     import numpy.typing as npt
 
     from failcodes.stats.classification import McNemarForm
@@ -63,7 +56,7 @@ _FALSE = {"0", "0.0", "false", "no", "n", "f"}
 def _binary(values: list[Any], column: str, path: Path) -> list[float]:
     out: list[float] = []
     for i, v in enumerate(values):
-        if v is None or (isinstance(v, float) and np.isnan(v)) or str(v).strip() == "":
+        if v is None or (isinstance(v, float) and math.isnan(v)) or str(v).strip() == "":
             out.append(float("nan"))
             continue
         text = str(v).strip().lower()
@@ -90,7 +83,7 @@ def _shape_hint(values: list[Any]) -> str:
     texts = {str(v).strip() for v in values if str(v).strip().lower() not in _TRUE | _FALSE}
     if len(texts) < 2:
         return ""
-    given = [v for v in values if str(v).strip() and not (isinstance(v, float) and np.isnan(v))]
+    given = [v for v in values if str(v).strip() and not (isinstance(v, float) and math.isnan(v))]
     # a text of its own in every row: the unit's (a claim's or sentence's text), not a system's
     own = len(texts) == len(given)
     return (
@@ -197,6 +190,8 @@ class CompareResult:
                 ),
                 None,
             )
+            from failcodes.stats.bootstrap import DIFF_MIN_POSITIVES, interval_warning
+
             why = interval_warning(
                 result.effect,
                 result.ci_low,
@@ -442,7 +437,9 @@ class CompareRequest(Request):
     ) -> tuple[list[OutcomeSet], list[str], dict[str, Any]]:
         """One (mapping, predictions, truth, questions) per mapping: each labelled sentence."""
         from failcodes.columnar import check_system_spellings
+        from failcodes.metrics import coverage_line, label_coverage
         from failcodes.outcomes import paired_outcomes_from_traces
+        from failcodes.tracecols import TraceColumns
 
         if self.file is not None or not self.traces or self.labels is None:
             raise ConfigError("give either FILE, or both --traces and --labels")
@@ -522,6 +519,8 @@ class CompareRequest(Request):
         system lacks is in no test, also of two systems that both have it).
         """
         # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
+        import numpy as np
+
         from failcodes.ratingsio import read_ratings_frame
         from failcodes.stats.tableshape import id_named, normal_name
 
@@ -624,6 +623,8 @@ def _questions_line(questions: Sequence[str], units: str) -> str | None:
     systems in up to 12% of seeded data sets at alpha 0.05 (30 questions of 1-6 sentences,
     docs/statistics.md), so the tests take the question as the unit, and say so.
     """
+    import numpy as np
+
     sizes = np.unique(np.asarray(questions), return_counts=True)[1]
     several = int((sizes > 1).sum())
     if not several:
@@ -667,6 +668,8 @@ def _never_flags(sets: list[OutcomeSet], names: list[str]) -> dict[str | None, l
     Their F1 is 2TP / (2TP + FP + FN) = 0 in the F1 tests, where ``metrics`` shows it undefined
     (no predicted errors): said, or an F1 difference stands beside a metrics table's '–'.
     """
+    import numpy as np
+
     out: dict[str | None, list[str]] = {}
     for mapping, data, y_truth, _ in sets:
         if y_truth is None:

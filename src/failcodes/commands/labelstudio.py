@@ -12,18 +12,16 @@ import os
 import signal
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import SecretStr
 
 from failcodes import codebook as codebooks
 from failcodes import jsonio, tableio, traceio
-from failcodes.annotationio import AnnotationIndex
 from failcodes.annotations import Annotation
 from failcodes.codebook import Codebook
 from failcodes.commands.base import Note, Request, ignore_note, option, top_k_option
 from failcodes.contract import FrozenModel
-from failcodes.disagreementio import is_disagreements_file
 from failcodes.errors import ConfigError, InputError, LabelStudioError
 from failcodes.fileio import atomic_write_text, check_not_input, write_json_items, write_jsonl
 from failcodes.labelstudio import server as ls_server
@@ -38,7 +36,10 @@ from failcodes.labelstudio.results import (
 )
 from failcodes.labelstudio.tasks import JudgeChoice, TaskMaker, predicted, select_judged
 from failcodes.units import Unit, UnitKind, build_units, disagreement_traces
-from failcodes.unitstream import TaskUnit, iter_disagreement_units, units_with_words
+
+if TYPE_CHECKING:  # (numpy: the readers of annotations and disagreements, imported where read)
+    from failcodes.annotationio import AnnotationIndex
+    from failcodes.unitstream import TaskUnit
 
 UNITS_HELP = (
     "What to review: a disagreements file (exactly the units behind the disagreements, as "
@@ -106,7 +107,8 @@ def _units(
     source is read here, whole (its errors before anything else is read), each unit of
     ``part`` given once.
     """
-    from failcodes.disagreementio import read_disagreements
+    from failcodes.disagreementio import is_disagreements_file, read_disagreements
+    from failcodes.unitstream import iter_disagreement_units, units_with_words
 
     if dataset is not None and not path.is_dir():
         raise ConfigError("--dataset goes with a study folder")
@@ -158,6 +160,8 @@ def iter_review_tasks(
     judge's codes are none of the units (an annotations file under an earlier failcodes'
     ids, no journal beside it to say so).
     """
+    from failcodes.annotationio import AnnotationIndex
+
     stream = _units(units, part, top_k, dataset)
     first = next(stream, None)  # the units' own errors before the annotations are read
     if judged is not None:  # an earlier failcodes' ids
@@ -205,6 +209,8 @@ def _judged(
     And what checks them all once the tasks are made: the lines of an annotations file
     not read yet, then the judge choice (:meth:`JudgeChoice.check`).
     """
+    from failcodes.annotationio import AnnotationIndex
+
     if judged is None:
         return {}, _nothing
     if judged.is_dir():

@@ -19,18 +19,7 @@ from failcodes.errors import ConfigError, InputError
 from failcodes.labels import refuse_claim_labels
 from failcodes.labelscope import QuestionScope, assumptions_line
 from failcodes.mapping import DEFAULT_MAPPING, NAMED_MAPPINGS, resolve_mappings
-from failcodes.metrics import (
-    DEFAULT_WITHOUT_CLAIMS,
-    Level,
-    WithoutClaimsPolicy,
-    compute_metrics,
-    coverage_line,
-    distributions_dataframe,
-    label_coverage,
-    unlabelled_systems,
-    verdict_distributions,
-)
-from failcodes.stats.bootstrap import check_seed
+from failcodes.measurenames import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy
 from failcodes.stats.names import MAX_RESAMPLES
 from failcodes.traces import closed_book_line
 from failcodes.verdicts import truths_line
@@ -99,6 +88,8 @@ class MetricsResult:
         if self.report is None or not self.report.results:
             return None
         first = self.report.results[0]
+        from failcodes.metrics import coverage_line
+
         rows = [r for r in self.report.results if r.mapping == first.mapping]
         cover = {r.system: (r.n, r.n + r.n_unlabelled) for r in rows}
         return coverage_line(cover, first.level.value)
@@ -178,8 +169,11 @@ class MetricsRequest(Request):
 
     def run(self, *, note: Note = ignore_note) -> MetricsResult:
         """Compute the metrics; write them to ``out`` as JSON or CSV when asked."""
+        # (the engine here, not at the top: `metrics --help` builds this request, numpy-free)
         from failcodes.columnar import load_columns, load_sentence_columns, read_trace_columns
         from failcodes.fileio import check_not_input
+        from failcodes.metrics import compute_metrics, verdict_distributions
+        from failcodes.stats.bootstrap import check_seed
         from failcodes.traceio import refuse_empty_trace_files
 
         del note
@@ -251,6 +245,8 @@ class MetricsRequest(Request):
         if fmt == "json":
             text = json.dumps([d.flat() for d in dists], indent=2, allow_nan=False) + "\n"
         elif fmt == "csv":
+            from failcodes.metrics import distributions_dataframe
+
             frame = safe_frame(distributions_dataframe(dists), self.out or "<stdout>")
             text = frame.to_csv(index=False, lineterminator="\n")
         else:
@@ -344,6 +340,7 @@ class DisagreementsRequest(Request):
         from failcodes import disagreementio
         from failcodes.dropped import DISAGREEMENTS
         from failcodes.fileio import check_not_input, check_output_file
+        from failcodes.metrics import coverage_line, label_coverage, unlabelled_systems
         from failcodes.traceio import refuse_empty_trace_files
 
         del note

@@ -1,24 +1,8 @@
 """Atomic fact-check pipelines (seed 003): per-fact TRUE/FALSE verdicts with human evaluation.
 
-Input format (JSONL; documented in docs/atomic-format.md). Each line is a fact record or an
-answer record, told apart by ``"type"`` (default ``"fact"``):
-
-Fact record fields: ``answer_id`` (the Q&A answer), ``fact_id`` (unique per system),
-``fact`` (the atomic fact text), ``verdict`` (TRUE / FALSE, the pipeline's verdict),
-``human_confirms`` (bool: the human confirms the verdict), ``error_category`` (for facts that
-are actually wrong: hallucination | incorrect information | missing information | lack of
-context; must be absent/null for correct facts), ``correct_chunk_rank`` (int >= 1: rank of the
-correct source chunk in the pipeline's ranking; ``null``: annotated, correct chunk not ranked;
-absent: not annotated), optional ``system`` (default from ``--system`` or ``atomic``),
-``question``, ``sentence_id`` (default = fact_id) and ``chunks`` (list of ``{chunk_id, text,
-score?}`` in rank order).
-
-Answer record fields: ``type: "answer"``, ``answer_id``, ``outcome`` (improved | unchanged |
-worsened), optional ``system``.
-
-Traces: one per fact, verdict TRUE -> supported, FALSE -> refuted, passages = chunks.
-Labels: one claim-level label per fact, ``has_error`` = the fact is actually wrong (FALSE
-confirmed or TRUE not confirmed), ``rationale`` = its error category.
+Input: one JSONL file of fact and answer records (``"type"``, default ``"fact"``); the fields
+and how they become traces (one per fact) and claim-level labels (``has_error`` = the fact is
+wrong) are docs/atomic-format.md.
 """
 
 from __future__ import annotations

@@ -1,21 +1,11 @@
 """COVID-Fact (Saakyan et al. 2021): top-5 retrieval traces with a gold recall flag.
 
 Input: a COVID-Fact directory (or the TSV itself) holding
-``evidence_recall/test1_5_recall.tsv`` (columns ``index, sentence1`` = the top-5 retrieved
-sentences joined, ``sentence2`` = claim, ``label`` entailment / not_entailment, ``recall`` 1/0 =
-the retrieved set recovers gold evidence), and optionally
-``evidence_recall/refuted_retrieved_evidence.json`` (claim -> the 5 retrieved sentences, refuted
-claims only) and ``COVIDFACT_dataset.jsonl`` (claim -> gold evidence sentences).
-
-Passages: when the claim's retrieved sentences are listed individually, one passage per
-sentence (rank 1..5), ``gold`` = the sentence is one of the claim's gold evidence sentences
-(when the dataset file is present); otherwise one passage holding the joined top-5 text with
-``gold`` = the recall flag. (On the published files the per-sentence gold flags agree with the
-recall flag for every refuted claim.)
-
-Verdict: a *retrieval-bounded oracle* -- the gold label (entailment -> supported,
-not_entailment -> refuted) when the retrieval recovered gold evidence (recall = 1), else
-no_evidence. Labels: ``has_error`` = the claim is REFUTED (false), one per claim.
+``evidence_recall/test1_5_recall.tsv``, optionally with the refuted claims' retrieved
+sentences and the dataset file. Passages: the claim's top-5 sentences (``gold`` from its gold
+evidence) or their joined text (``gold`` = the recall flag); verdict: a *retrieval-bounded
+oracle*; labels: ``has_error`` = the claim is REFUTED. The files and rules:
+docs/benchmarks.md.
 """
 
 from __future__ import annotations

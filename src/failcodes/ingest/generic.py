@@ -1,29 +1,10 @@
 """The ``generic`` adapter: any claim- or sentence-level table, or the trace format itself.
 
-Two ways in (docs/trace-format.md):
-
-- **Any table** (JSONL, CSV or Parquet, one row per claim or per sentence), with options alone
-  (:mod:`failcodes.ingest.table`): ``--map`` renames a column, copies it into several fields
-  (repeat the key: ``--map text=claim --map text=sentence``) or drops it (``--map notes=``);
-  ``question_id``/``sentence_id``/``claim_id`` default to each other; ``--passage-column
-  COL[=SOURCE]`` turns text columns into passages; ``--label-rule`` derives the clinical
-  label from a categorical column (``--labels-out``); ``--system``/``--verifier``/
-  ``--retriever`` fill fields the table lacks; ``--alias`` adds verdict spellings;
-  ``--option ids=line`` numbers rows without ids; ``--option unmapped=drop`` ignores columns
-  that are neither mapped nor trace fields; ``--option rows=a[].b[]`` explodes nested lists
-  into rows and reads ``.json`` documents (:mod:`failcodes.ingest.nested`); ``--option
-  label_level=sentence|claim`` fixes the level of the rule's labels; ``--option
-  label_scope=system`` makes each of them its row's system's (each system judged on its own
-  answer; the labels get a ``system`` column).
-- **A trace CSV with its passages table** (``X.csv`` + ``X.passages.csv``, or ``--passages``):
-  read as the trace format (:func:`failcodes.traceio.read_traces`); every trace column must be
-  there, and the table options above do not apply.
-
-``generic-labels`` reads clinical label files in failcodes' label format (a ``system``
-column makes them per-system labels; ``--map`` renames, e.g. ``--map model=system``;
-``--label-rule`` derives ``has_error`` from a categorical column). ``--option
-sentence_ids=question`` (both adapters) qualifies sentence ids numbered per answer as
-``<question_id>:<sentence_id>``.
+Two ways in: **any table** (JSONL, CSV or Parquet, one row per claim or per sentence) with
+options alone (:mod:`failcodes.ingest.table`; nested output: :mod:`failcodes.ingest.nested`), or
+**a trace CSV with its passages table** (``X.csv`` + ``X.passages.csv``, or ``--passages``),
+read as the trace format (:func:`failcodes.traceio.read_traces`). ``generic-labels`` reads
+clinical label files in failcodes' label format. The options: docs/trace-format.md.
 """
 
 from __future__ import annotations

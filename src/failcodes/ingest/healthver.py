@@ -1,20 +1,10 @@
 """HealthVer (Sarrouti et al. 2021): retrieved evidence passages with per-passage gold polarity.
 
-Input: ``healthver_dev.csv`` / ``healthver_test.csv`` with columns ``id, evidence, claim, label,
-topic_ip, question``; one row per (retrieved passage, claim), ``label`` Supports / Refutes /
-Neutral judged manually per pair.
-
-Output: one trace per claim (``question_id`` = ``topic_ip``; ``claim_id`` = ``sentence_id`` =
-``hv-<topic_ip>-<id>``, id = the HealthVer pair id of the claim's first row: a claim keeps its
-id whichever files are given, dev and test sharing topics). Passages are the claim's
-rows in file order (HealthVer publishes no retrieval score or rank, so rank = file order);
-``gold`` = the passage is relevant evidence (Supports or Refutes), ``gold_verdict`` = its
-polarity (supported / refuted / no_evidence).
-
-The trace verdict is a *retrieval-bounded oracle*: what a perfect verifier would conclude from
-the retrieved passages' gold polarities -- supported if some passage Supports and none Refutes,
-refuted if some Refutes and none Supports, ambiguous if both, no_evidence if all are Neutral
-(a retrieval failure). HealthVer has no claim-level truth, so no labels are produced.
+Input: ``healthver_dev.csv`` / ``healthver_test.csv``, one row per (retrieved passage, claim).
+One trace per claim (``claim_id`` = ``sentence_id`` = ``hv-<topic_ip>-<id>``, id = the pair id
+of the claim's first row), its rows as passages in file order with their gold polarity, and a
+*retrieval-bounded oracle* verdict; no labels (HealthVer has no claim-level truth). The
+columns and rules: docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -1,20 +1,8 @@
 """Label rules: a clinical ``has_error`` label derived from a categorical column.
 
-Written on the command line as ``--label-rule``; clauses are separated by ``;``::
-
-    label in {false, mixture} -> error
-    label in {2} -> error; label in {0} -> no_error; otherwise -> skip
-    verdict = refuted -> error
-
-A clause is ``COLUMN in {A, B, ...} -> OUTCOME``, ``COLUMN = A -> OUTCOME`` or
-``otherwise -> OUTCOME``; ``OUTCOME`` is ``error`` (``has_error`` true), ``no_error`` or
-``skip`` (no label for that row). Values are compared as text, case-insensitively, after
-trimming; quote a value that holds a comma, brace or semicolon (``"a, b"``). Every clause
-names the same column. With a single ``error`` (or ``no_error``) clause and no
-``otherwise``, every other value gets the opposite outcome (a row without a value is no other
-value: an error). Otherwise a value no clause names, or a row without the column, is an
-error that names the value and the rule (add ``otherwise -> skip`` to leave such rows
-unlabelled).
+Written on the command line as ``--label-rule``, clauses separated by ``;``
+(``label in {2} -> error; label in {0} -> no_error; otherwise -> skip``); the grammar and how
+values are compared: docs/trace-format.md, "Label rules".
 """
 
 from __future__ import annotations

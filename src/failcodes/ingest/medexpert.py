@@ -9,27 +9,9 @@ Input: a JSON list of tasks ``{id, data: {question, response, title}, completion
 - ``from_name == "answer_factuality"``: the rationale for the span with the same ``id``
   (``value.text`` is a list of strings).
 
-Rules (documented in docs/trace-format.md):
-
-- ``question_id`` = ``data.title`` (e.g. ``MH-gemma2-q26``: domain, answering model, question)
-  or the task ``id`` when there is no title; two tasks with one question_id are an error.
-- The response is split with :func:`failcodes.sentences.split_sentences`; sentence ids are
-  ``'{question_id}:s{index}'`` (0-based).
-- A sentence whose character range overlaps an error span (``s.start < span.end and span.start
-  < s.end``) gets ``has_error=True``, the most severe of its spans' severities and their
-  rationales joined by a blank line; every other sentence gets ``has_error=False``.
-- A span whose ``text`` differs from ``response[start:end]`` is an error (offsets would be
-  wrong). The ``annotator`` is the completion's ``created_username``.
-- Several completions (annotators) per task: choose one with ``--option annotator=NAME``;
-  without it, more than one completion is an error (labels of two annotators must not be
-  merged silently).
-- A completion skipped in the tool (``was_cancelled``) or holding no result at all (every
-  MedExpert review holds its choices) is no review: its task's sentences are unlabelled, said
-  in a note (each sentence was labelled no error, 3 error sentences for 4, exit 0). A Label
-  Studio export names the completions ``annotations`` and their author ``completed_by``.
-
-The sentences (with offsets and the question) are also returned, so a pipeline can be run on
-exactly the labelled units (``failcodes ingest medexpert ... --sentences-out``).
+The rules (ids, spans onto sentences, annotators, skipped completions) are docs/trace-format.md's
+``medexpert`` section. The sentences (with offsets and the question) are also returned, so a
+pipeline can be run on exactly the labelled units (``--sentences-out``).
 """
 
 from __future__ import annotations

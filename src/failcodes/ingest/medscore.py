@@ -14,29 +14,8 @@ before combining), which keeps the sentence and claim indices: ``question_id`` =
 (a line with ``claim: null`` is a sentence without claims). The form is detected from the
 first line (``claims`` list -> combined, ``claim`` -> verifications).
 
-Rules (documented in docs/trace-format.md):
-
-- Verdict from ``raw`` through the alias table (True -> supported, False -> refuted; extra
-  spellings with ``--alias``). MedScore's free-text answers that are not a plain alias are an
-  error naming the value; ``--option verdict_from=score`` uses MedScore's parsed ``score``
-  instead (1.0 -> supported, 0.0 -> refuted). ``raw_verdict`` keeps ``raw``.
-- Ids (``--option ids=auto|sentence|response``): in the historical PUMA output, ids look like
-  ``1787136_0``: the ``_N`` suffixes run 0..k contiguously per prefix and most records have no
-  claims, so a record is one **sentence** ``N`` of answer ``1787136``: ``question_id`` =
-  prefix, ``sentence_id`` = the id. With ``ids=response`` (current MedScore, one record per
-  answer) ``question_id`` = the id and sentences are numbered by the distinct ``sentence`` texts
-  of its claims in order of appearance (``'{id}:s{k}'``; a claim without ``sentence`` gets its
-  own ``'{id}:c{j}'``). ``auto`` picks ``sentence`` when every id ends in ``_<digits>`` and
-  no record's claims come from two sentences (``case_1``, ``case_2``: answers, each of
-  several sentences, were read as sentences of one question ``case``), and says which.
-- ``claim_id`` = ``'{id}:c{j}'`` (j = position in the record's ``claims``).
-- Passages: MedRAG lists -> rank = position + 1, ``passage_id`` = ``id`` (or
-  ``'{claim_id}:p{rank}'``), ``title``, ``text``, ``score``; a ``provided`` string -> one
-  passage ``'{question_id}:provided'``; ``null`` -> none. ``retriever`` is ``MedRAG`` for
-  list evidence. ``evidence_source``: ``none`` for ``null`` (MedScore's internal, closed-book
-  verifier), ``provided`` for a string, ``retrieved`` for a MedRAG list.
-- System: ``--system`` or ``medscore``. Records without claims produce no trace (counted in a
-  note: for the sentence id scheme they are sentences without verifiable claims).
+The rules (verdicts, the id schemes, passages, evidence sources, notes) are docs/trace-format.md's
+``medscore`` section.
 """
 
 from __future__ import annotations

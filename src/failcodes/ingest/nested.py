@@ -5,31 +5,9 @@ nested inside (FActScore, VeriScore and SAFE dumps: ``{"id": ..., "sentences": [
 "claims": [{"claim": ..., "verdict": ..., "evidence": [...]}]}]}``). ``--option
 rows=PATH`` names the lists that hold the rows, e.g. ``rows=sentences[].claims[]``: every
 claim object becomes one row of the table the generic adapter reads (docs/trace-format.md).
-A row's columns:
-
-- the row object's own keys, as they are (``claim``, ``verdict``, ``evidence``);
-- every other key of each enclosing object, named by its dotted path from the record
-  (``id``, ``question``, ``sentences.text``); a row key that equals a record key is named by
-  its dotted path too (``sentences.claims.id`` beside the record's ``id``);
-- nested objects (not lists) are flattened the same way (``meta.model``), as
-  :func:`pandas.json_normalize` does;
-- ``<list path>#``: the 1-based place of the row's element in each exploded list
-  (``sentences#``, ``sentences.claims#``), there only when ``--map`` names it, e.g. ``--map
-  sentences#=sentence_id`` with ``--option sentence_ids=question``.
-- ``#`` alone: the 1-based place of the row's record in its file (an answer's number in a dump
-  whose records carry no id), there only when ``--map`` names it, e.g. ``--map '#=question_id'``.
-
-A ``*`` on the path goes through every key of the object there (answers keyed by system:
-``rows=answers.*.claims[]``); each row has the column ``<path>.*`` (``answers.*``) holding its
-key, so ``--map 'answers.*=system'`` binds it to a field.
-
-An element that is not an object (a list of claim texts) is a row with one column named by
-the list's path (``sentences.claims``). A missing or null list, or a missing key on the way to
-it, gives no rows (counted in a note; a missing or empty last list's enclosing values are kept
-apart, so a labelled sentence without claims keeps its label); any other value where the
-path expects a list or an object is an error naming the record's line and the path. A
-``.json`` file holds one record (an object) or a list of records; without ``rows`` a list
-of flat records is read as rows.
+A row's columns (its own keys, the enclosing objects' by dotted path, ``<list path>#`` and
+``#``), ``*`` on a path, lists of plain values and missing lists are docs/trace-format.md's
+"Nested output" (``*``: docs/your-own-data.md).
 """
 
 from __future__ import annotations

@@ -8,25 +8,8 @@ response claim *i* (its precision is the share of ``Entailment``), ``retrieved2r
 is chunk *j*'s verdict on response claim *i*; ``response2answer`` and ``retrieved2answer``
 are about the ground-truth answer's claims and are not used here.
 
-Rules (documented in docs/trace-format.md):
-
-- One trace per response claim, system ``ragchecker-example`` unless ``--system`` is given.
-  The claim text is the triplet joined by spaces. RAGChecker does not record which response
-  sentence a claim came from, so each claim is its own sentence
-  (``sentence_id == claim_id == '{query_id}:c{i}'``): sentence-level and claim-level
-  metrics coincide.
-- Passages = the retrieved chunks in their order (``passage_id`` = ``doc_id``, rank 1..k).
-- Verdict from the claim's row of ``retrieved2response``: any ``Entailment`` -> supported;
-  else any ``Contradiction`` -> refuted; else (all ``Neutral``) -> no_evidence. This mirrors
-  RAGChecker's own faithfulness (a claim is faithful when *any* chunk entails it); rows mixing
-  Entailment and Contradiction are counted in a note. ``raw_verdict`` keeps the row
-  (``Neutral|Entailment|...``).
-- Reference labels from ``answer2response`` (sentence-level, one per claim-sentence, naming
-  its system: another system's ``q1:c0`` is another claim):
-  ``Contradiction`` -> ``has_error=True``; ``Entailment`` -> ``has_error=False``; ``Neutral``
-  -> no label by default (``--option neutral=skip``), because the ground-truth answer is an
-  incomplete reference: a claim it does not mention is unverified, not wrong, and not known
-  to be right either. ``--option neutral=error`` or ``neutral=no_error`` choose otherwise.
+The rules (one trace per response claim, passages, verdicts, reference labels and
+``--option neutral``) are docs/trace-format.md's ``ragchecker`` section.
 """
 
 from __future__ import annotations

@@ -1,26 +1,9 @@
 """SciFact claims + MultiVerS predictions -> traces of four verifier systems and claim labels.
 
-Inputs (the layout of ``../shared/data/scifact`` and of the bundled copy):
-
-- ``claims_dev.jsonl``: ``{"id", "claim", "evidence": {doc_id: [{"sentences", "label"}]},
-  "cited_doc_ids"}``; an empty ``evidence`` means NOT ENOUGH INFO.
-- ``multivers_predictions_dev/{ckpt}_scifact_dev.jsonl``: ``{"id", "evidence": {doc_id:
-  {"label": SUPPORT|REFUTE|NEI, "sentences": [...]}}}``, one line per claim, same order.
-- ``rationales_dev.tsv`` (optional): the text of each gold rationale document, one row per
-  (claim, gold document) in claim order, then ``evidence`` order.
-
-Claim-level verdict rule (documented, applied to each system's predicted labels over the
-cited abstracts it labelled): documents labelled NEI are ignored; if at least one document is
-SUPPORT and none REFUTE/CONTRADICT -> ``supported``; at least one REFUTE and none SUPPORT ->
-``refuted``; both present -> ``ambiguous``; none -> ``no_evidence``.
-
-Label rule: ``has_error`` is True when the gold claim label is CONTRADICT (the claim is false
-according to its gold evidence); SUPPORT and NEI claims are not errors. One trace per claim,
-so ``question_id == sentence_id == claim_id == str(claim id)``.
-
-Evidence source: ``provided``. MultiVerS is given the claim's cited abstracts (there is no
-retriever), so attribution never blames a retrieval stage; the passages are the gold
-rationale texts where available.
+The inputs (``claims_dev.jsonl``, one predictions file per MultiVerS checkpoint, an optional
+``rationales_dev.tsv``), the claim-level verdict rule, the label rule (``has_error`` = gold
+CONTRADICT) and the ids: docs/benchmarks.md. Evidence source ``provided``: the passages are
+the gold rationale texts where available.
 """
 
 from __future__ import annotations

@@ -1,35 +1,9 @@
 """Any claim-level or sentence-level table -> traces and labels (the generic adapter's rules).
 
 A foreign table (JSONL, CSV or Parquet; one row per claim, or per sentence) becomes traces
-with options alone (docs/trace-format.md, "Your own table"):
-
-- ``column_map``: foreign column -> one or more trace fields (``--map text=claim --map
-  text=sentence`` copies one column into two fields; ``--map notes=`` drops a column).
-  The targets ``label_rationale``, ``label_severity`` and ``label_annotator`` go to the
-  label instead of the trace.
-- ids: ``claim_id`` defaults to ``sentence_id`` and ``sentence_id`` to ``claim_id`` (a
-  claim-level table is one claim per sentence; a sentence-level table one sentence per
-  claim); ``question_id`` defaults to ``sentence_id``; ``claim`` defaults to ``sentence``.
-  With ``ids="line"`` a row without a claim id gets ``claim_id`` = ``L<line>``; with
-  ``ids="claim"`` it gets ``<sentence_id>:c<hash of the claim text>`` (several claims per
-  sentence, and the same claim keeps its id in every system's rows). Whole-number ids
-  (JSONL or Parquet integers) are read as text.
-- nested passages: a column holding a list of objects (or of texts; in a CSV, that list as
-  JSON text) mapped onto ``passages``; ``--map content=text`` renames a key inside each
-  object (targets: the passage fields, as in the trace format). An object without ``rank``
-  gets its place in the list (1, 2, ...); one without ``passage_id`` gets ``sha256:<hash of
-  its text>`` (the same text keeps one id across retrievers, so the judge codes it once).
-- ``passage_columns``: text columns that become passages, in the order given (rank 1, 2,
-  ...); a cell holding a list of strings gives one passage per item; empty cells none. Each
-  may name its source (``--passage-column en_top_sentences=medizin-transparent``); without
-  one the passage has no source metadata.
-- ``label_rule``: ``has_error`` from a categorical column (:mod:`failcodes.ingest.label_rule`).
-  Labels are per claim when claim and sentence ids differ anywhere, else per sentence; rows
-  of several systems that label the same target must agree.
-- ``system`` / ``verifier`` / ``retriever``: constants for rows that have no such column
-  (map a column onto the field to take it from the table instead).
-- ``unmapped="drop"`` leaves out columns that are neither trace fields nor mapped; by default
-  such a column is an error naming it (so a typo in ``--map`` does not go unnoticed).
+with options alone: ``column_map`` (``--map``), the ids' defaults and ``ids``, nested passages,
+``passage_columns``, ``label_rule``, the constant ``system``/``verifier``/``retriever`` and
+``unmapped`` do what docs/trace-format.md's "Your own table" says.
 """
 
 from __future__ import annotations
@@ -361,17 +335,25 @@ def _passages(
     raw: Mapping[str, Any], spec: TableSpec, claim_id: str, path: Path, line: int
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
+    # a text column keeps its place when blank: passage_2 blank on a row left passage_3 rank
+    # 2 there, so --top-k 2 took the third hit as a top-2 one
+    rank = 0
     for pc in spec.passage_columns:
         cell = raw.get(pc.column)
         if cell is None:
+            rank += 1
             continue
         if isinstance(cell, str):
             items = [cell] if cell.strip() else []
             ids = [f"{claim_id}:{pc.column}"]
+            rank += 1
+            ranks = [rank]
         elif isinstance(cell, list) and all(isinstance(x, str | None) for x in cell):
             # a missing item (a Parquet list's null) is no passage, as a blank one is not
             items = [x for x in cell if x is not None and x.strip()]
             ids = [f"{claim_id}:{pc.column}:{i}" for i in range(1, len(items) + 1)]
+            ranks = list(range(rank + 1, rank + len(items) + 1))
+            rank += len(items)
         else:
             held = type(cell).__name__
             if isinstance(cell, list):  # an item that is no text (a number, an object)
@@ -383,8 +365,8 @@ def _passages(
                 line=line,
                 field=pc.column,
             )
-        for pid, text in zip(ids, items, strict=False):
-            passage: dict[str, Any] = {"passage_id": pid, "rank": len(out) + 1, "text": text}
+        for pid, text, place in zip(ids, items, ranks, strict=False):
+            passage: dict[str, Any] = {"passage_id": pid, "rank": place, "text": text}
             if pc.source is not None:
                 passage["source"] = pc.source
             out.append(passage)
@@ -1625,6 +1607,10 @@ def _check_mapped(paths: Sequence[Path], columns: set[str], spec: TableSpec) -> 
         )
 
 
+#: A JSON key the --option rows path names as it is (no dot, bracket, star or space).
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
 def _no_verdict_reason(raw: Mapping[str, Any], spec: TableSpec, seen: set[str]) -> str:
     """Why a row has no verdict, and the way through (``seen``: the file's columns so far)."""
     failed = "--option no_verdict=drop leaves such rows out, counted in a note"
@@ -1646,6 +1632,16 @@ def _no_verdict_reason(raw: Mapping[str, Any], spec: TableSpec, seen: set[str]) 
     # nothing is mapped to the verdict: most likely the pipeline calls it something else
     values = [v for k, v in raw.items() if k != INDEX_MARK]
     if spec.rows is None and values and all(isinstance(v, list) for v in values):
+        keys = [k for k in raw if k != INDEX_MARK]
+        if len(keys) == 1 and _PLAIN_KEY.fullmatch(keys[0]):
+            # {"data": [...]}: an envelope's one list (named a system's way it read 'data' as
+            # a system); rows=data[] reads it
+            return (
+                f"no verdict (this row's column {keys[0]} holds a list: the records are nested "
+                f"in it); name the list that holds the rows with --option rows=PATH: --option "
+                f"'rows={keys[0]}[]' (or, if '{keys[0]}' names a system, --option 'rows=*[]' "
+                "--map '*=system') (docs/trace-format.md, nested output)"
+            )
         # {"gpt": [...], "claude": [...]}: the records are nested under each system's key
         return (
             f"no verdict (this row's columns {columns} all hold lists: the records are nested "

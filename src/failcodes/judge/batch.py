@@ -131,7 +131,7 @@ class BatchRun:
             known = self.ledger.tracked(ids)
             self.session.count_input(len(chunk), len(done))
             fresh = [u for u in chunk if u.id not in done and u.id not in known]
-            fresh = self._from_cache(fresh)
+            fresh = self.session.from_cache(fresh)
             if self.mode.group is not None:
                 grouped = groups_by_claim(fresh, self.mode.group.size)
                 singles = [g[0] for g in grouped if len(g) == 1]
@@ -145,19 +145,6 @@ class BatchRun:
             if not open_ids:
                 break
             await self._poll_and_collect(open_ids)
-
-    def _from_cache(self, units: list[Unit]) -> list[Unit]:
-        """Record units answered by the response cache; return the others."""
-        if self.judge.cache is None:
-            return units
-        rest: list[Unit] = []
-        for unit in units:
-            out = self.judge.from_cache(unit, self.judge.key(self.judge.user(unit)))
-            if out is None:
-                rest.append(unit)
-            else:
-                self.session.record(out)
-        return rest
 
     async def _submit_queued(self) -> None:
         """Submit every queued item in provider-sized batches."""

@@ -37,7 +37,7 @@ from failcodes.judge.grouping import chunked_groups, group_schema, group_user
 from failcodes.judge.journal import Journal
 from failcodes.judge.modes import Batch, Cascade, Mode, PerUnit, grouping
 from failcodes.judge.pricing import estimate_tokens, length_tokens
-from failcodes.judge.prompts import user_length
+from failcodes.judge.prompts import group_template_hash, user_length
 from failcodes.judge.providers.base import DirectCoder, ProviderReply, ProviderRequest, TokenUsage
 from failcodes.judge.summary import RunSummary
 from failcodes.judge.unitjudge import UnitJudge
@@ -375,23 +375,31 @@ def estimate_units(
         todo.append(unit)
         positions.append(position)
     shapes: list[CallShape] = []
+    called = len(todo)
     if group is not None and todo:
         group_prefix = estimate_tokens(judge.system) + estimate_tokens(
             json.dumps(group_schema(judge.schema))
         )
+        # a grouped run by direct calls finds a group's whole answer in the cache (batch mode
+        # does not look): the dry run said 70 calls where the run made none
+        salt = group_template_hash() if every is None and judge.cache is not None else None
         for members in chunked_groups(zip(positions, todo, strict=True), group.size, every):
             if len(members) == 1:
                 shapes.append(CallShape(prefix, user_tokens[members[0].id]))
-            else:
-                tokens_in = estimate_tokens(group_user(members))
-                shapes.append(CallShape(group_prefix, tokens_in, len(members)))
+                continue
+            user = group_user(members)
+            if salt is not None and judge.lookup(judge.key(user, salt=salt)) is not None:
+                hits += len(members)
+                called -= len(members)
+                continue
+            shapes.append(CallShape(group_prefix, estimate_tokens(user), len(members)))
     else:
         shapes = [CallShape(prefix, user_tokens[u.id]) for u in todo]
     counted = Counted(
         rows=rows,
         units=total,
         already_done=already,
-        to_call=len(todo),
+        to_call=called,
         naive_calls=naive_calls,
         naive_input_tokens=naive_in,
         cache_hits=hits,

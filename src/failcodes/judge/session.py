@@ -97,6 +97,24 @@ class Session:
         self.count_input(len(unique_units), len(unique_units) - len(todo))
         return todo
 
+    def from_cache(self, units: Iterable[Unit]) -> list[Unit]:
+        """Record the units the response cache answers as asked alone; return the others.
+
+        What a grouped run (by direct calls or in batches) does before it groups: a unit
+        answered in the cache is not sent again inside a group.
+        """
+        judge = self.judge
+        if judge.cache is None:
+            return list(units)
+        rest: list[Unit] = []
+        for unit in units:
+            out = judge.from_cache(unit, judge.key(judge.user(unit)))
+            if out is None:
+                rest.append(unit)
+            else:
+                self.record(out)
+        return rest
+
     def _undone(self, units: Iterable[Unit]) -> Iterator[Unit]:
         """``units`` without those the journal holds, asked a chunk at a time."""
         it = iter(units)

@@ -373,10 +373,13 @@ def judge_doubts(root: Path, plan: ReviewPlan) -> dict[str, set[str]]:
     A single judge: the units it flagged uncertain (Label Studio shows them "[judge
     uncertain]"). A judge panel (its folder holds ``panel.json`` and no annotations.jsonl: the
     check found nothing there) doubts the units its members split on (``panel.json``'s
-    ``split_units``, which ``review plan --panel-splits`` lists).
+    ``split_units``, which ``review plan --panel-splits`` lists) and the units whose consensus
+    rests on a code a member flagged uncertain (Label Studio shows them "[judge uncertain]" as
+    it does a single judge's).
     """
     from failcodes.annotationio import iter_annotations
     from failcodes.judge.panelrun import read_panel
+    from failcodes.panel import uncertain_units
     from failcodes.study.layout import StudyLayout
 
     dataset = PurePosixPath(plan.source).parent.name
@@ -384,7 +387,11 @@ def judge_doubts(root: Path, plan: ReviewPlan) -> dict[str, set[str]]:
     drawn = plan.estimation_ids()
     panel = read_panel(run)
     if panel is not None:
-        return {"the judge panel split on": drawn & set(panel.split_units)}
+        return {
+            "the judge panel split on": drawn & set(panel.split_units),
+            "the judge panel's consensus rests on a code a member doubted on": drawn
+            & set(uncertain_units(panel.units)),
+        }
     path = run / "annotations.jsonl"
     found = iter_annotations(path) if path.is_file() else ()
     return {
@@ -623,10 +630,23 @@ class CorrectedShare(FrozenModel):
         description="Reviewed units whose review was migrated from a codebook version where "
         "the step took one code (its human share may undercount).",
     )
+    note: str = Field(
+        default="",
+        description="The cell's note, as the table's note column gives it: why it has no "
+        "estimate, or what its numbers assume (reviewed units without a code on the dimension "
+        "counted as not reviewed, repeated units, migrated reviews, missing reviews not "
+        "missing at random).",
+    )
 
 
-def corrected_shares(rows: Sequence[Mapping[str, Any]], plan: ReviewPlan) -> list[CorrectedShare]:
-    """:func:`corrected_rows`' cells of ``plan`` as :class:`CorrectedShare` values."""
+def corrected_shares(
+    rows: Sequence[Mapping[str, Any]], plan: ReviewPlan, notes: Sequence[str]
+) -> list[CorrectedShare]:
+    """:func:`corrected_rows`' cells of ``plan`` as :class:`CorrectedShare` values.
+
+    ``notes``: the printed table's note per row, in ``rows``' order (what the CSV says beside
+    a cell reaches the API's cell too).
+    """
     return [
         CorrectedShare(
             plan=plan.name,
@@ -640,6 +660,7 @@ def corrected_shares(rows: Sequence[Mapping[str, Any]], plan: ReviewPlan) -> lis
             estimates=r["estimates"],
             undefined_reason=r["undefined_reason"],
             narrow=int(r["narrow"]),
+            note=note,
         )
-        for r in rows
+        for r, note in zip(rows, notes, strict=True)
     ]

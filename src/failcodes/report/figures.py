@@ -224,8 +224,12 @@ def no_nonzero_bar(rows: Sequence[Mapping[str, object]], metrics: Sequence[str])
     return not any(_f(r.get(m)) > 0 for r in rows for m in metrics)
 
 
-#: What the attribution figure's subcode counts count (Tables 8-9's rows, as their n).
-FLOW_CODES_UNIT = "coded rows: retrieval one per claim and passage,\nverification one per claim"
+#: What the attribution figure's subcode counts count: Tables 8-9's n (build.FREQ_NOTE's
+#: words), not rows: a unit several systems' claims retrieved with one retriever counts once.
+FLOW_CODES_UNIT = (
+    "as Tables 8-9 count: retrieval a (claim, passage)\n"
+    "unit once per retriever and data set,\nverification a claim once per system"
+)
 
 
 def attribution_flow(

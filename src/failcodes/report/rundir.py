@@ -1,21 +1,9 @@
 """Read a study folder (what ``failcodes run``, the CLI steps or ``failcodes demo`` write).
 
-Every path comes from :class:`failcodes.study.layout.StudyLayout` (docs/study.md); every
-part is optional, but a folder holding none of them is an error (exit 2, one line)::
-
-    data/<dataset>.traces.parquet (or .jsonl)   traces   -> verdict distribution (Table 5)
-    metrics/<dataset>.json                      metric rows -> P/R/F1 tables, recall/F1 figure
-    attribution/<dataset>/per_passage.csv       attribution.per_passage_codes  -> Table 8 shape
-    attribution/<dataset>/per_trace.csv         attribution.per_trace_steps    -> Table 9 shape
-    attribution/<dataset>/attribution.csv       attribution.attribution_table  -> Figure 1 counts
-    judge/<dataset>/{retrieval,reasoning}/      summary.json + annotations.jsonl (judge, cost,
-                                                codebook)
-    agreement/*.json                            agreement rows -> agreement table and figure
-    review/*.jsonl                              human annotations (``labelstudio pull -o``)
-                                                -> human vs judge agreement per dimension and
-                                                per code; per-code kappa in the codebook table
-    comparisons/<dataset>.json                  system comparison tests
-    saturation/<project>/                       saturation project -> accumulation curve
+Every path comes from :class:`failcodes.study.layout.StudyLayout`; every part is optional, but
+a folder holding none of them is an error (exit 2, one line). What the report makes of each
+(traces -> Table 5, metrics -> the P/R/F1 tables, the coded tables -> Tables 8-9, judge runs,
+agreement, reviews, comparisons, saturation): docs/study.md, "The folder" (column "read by").
 
 With several datasets, groups are prefixed ``<dataset>/`` so systems of different data never mix.
 """
@@ -193,6 +181,35 @@ def _read_table(path: Path, kind: str) -> pd.DataFrame:
     frame = _parsed(path, lambda: read_frame(path))
     _check_header(path, kind, list(frame.columns))
     return frame
+
+
+def _gold_mix(att: pd.DataFrame, items: Path) -> list[str]:
+    """Systems of an attribution whose claims ``auto`` took both by gold evidence and by codes.
+
+    ``attribute`` says it on its first line (:class:`~failcodes.attribution.GoldFlags`); the
+    report reads it back: the table's strategy cells name the systems that may be such (both
+    strategies among their items), and only then are their claims read from ``items``
+    (a claim without passages takes the codebook's name but no strategy decided it).
+    """
+    from failcodes.attribution import GoldFlags, Strategy
+
+    if "strategy" not in att or "system" not in att or not items.is_file():
+        return []
+    used: dict[str, set[str]] = {}
+    for system, cell in att[["system", "strategy"]].astype(str).itertuples(index=False):
+        used.setdefault(system, set()).update(cell.split("+"))
+    both = {Strategy.GOLD_EVIDENCE.value, Strategy.CODEBOOK.value}
+    maybe = {system for system, kinds in used.items() if both <= kinds}
+    if not maybe:
+        return []
+    gold = GoldFlags()
+    with items.open("rb") as f:
+        for raw in f:
+            if raw.strip():
+                item = ItemAttribution.model_validate_json(raw)
+                if item.system in maybe:
+                    gold.add_attributed(item.claims)
+    return gold.lines()
 
 
 def _coded_columns(path: Path, kind: str) -> list[str]:
@@ -553,6 +570,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             for key in att[ids].astype(str).itertuples(index=False, name=None) if ids else ():
                 in_sets.setdefault(key, set()).add(name)
             attributed_rows.append(_prefixed(by_system[["system", "stage"]], "system", name, many))
+            for line in _gold_mix(att, layout.attribution(name) / ATTRIBUTION_ITEMS):
+                assumed.append(("Attribution", f"Assumed: {f'{name}: ' if many else ''}{line}"))
     panel_rows: list[dict[str, Any]] = []
     rule_rows: list[dict[str, Any]] = []
     quote_rows: list[dict[str, Any]] = []
@@ -894,7 +913,9 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         ),
         notes={
             "assumed": [
-                text for key, text in assumed if key in ("Reviewers", "Reviews", "Table 8")
+                text
+                for key, text in assumed
+                if key in ("Reviewers", "Reviews", "Table 8", "Attribution")
             ],
             "saturation": saturation_notes,
             "codebook": codebook_notes,
@@ -1253,7 +1274,6 @@ def _corrected(
                 f"earlier codebook version; {_widened_text(steps, 'that version', cb.version)}"
             )
         rows = corrected_rows(coded, plan, reviews, cb.part(plan.part), narrow=migrated)
-        shares.extend(corrected_shares(rows, plan))
         by = GROUP_COLUMN[plan.part]
         missing = progress.estimation_planned - progress.estimation_reviewed
         # drawn units a reviewer answered without codes (skipped, not assessable): "not yet"
@@ -1322,6 +1342,7 @@ def _corrected(
                 )
                 for n in table["note"].fillna("")
             ]
+        shares.extend(corrected_shares(rows, plan, [str(n) for n in table["note"].fillna("")]))
         out.setdefault(plan.part, []).append((caption + dash_clause(table), table))
         inputs_files.extend([path, source])
         items = source.parent / ATTRIBUTION_ITEMS

@@ -1,13 +1,6 @@
 """RtV input items and ordinal answer scales.
 
-Input format (JSONL, one object per line; documented in docs/rtv.md):
-
-``item_id`` (unique), ``doc_id`` (the source document's file stem), ``model`` (the generator
-being evaluated), ``question`` (e.g. a RoB 2 signalling question), ``response`` (the model's
-answer, e.g. "probably yes"), ``explanation`` (its rationale, optional), ``human`` (the human
-reference answer on the same scale, optional), ``group`` (e.g. RoB 2 domain or outcome,
-optional), ``question_key`` (identifies the same question across models for Fleiss' kappa;
-defaults to ``doc_id`` + ``question``).
+Input: JSONL, one item a line; the fields are docs/rtv.md's ("Inputs").
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """The RtV verdict judge: protocol, canonical labels, quote check, offline heuristic judge.
 
-A judge receives one item and its retrieved chunks and returns one of four verdicts
-(supported | contradicted | not found | out of scope), a verbatim quote from the retrieved text
-and a one-sentence rationale. The quote is then checked against the retrieved text by
-:func:`quote_in_passages` (whitespace, case and curly quotes normalised).
-
-Extension point: any object with ``name``, ``heuristic`` and ``judge(item, passages)`` is a
-judge (:class:`VerdictJudge`). An LLM-backed judge (:mod:`failcodes.rtv.llm_judge`) renders
-the item and passages into a prompt and asks for JSON ``{"verdict", "quote", "rationale"}``; an
-unparsable answer raises :class:`UnscoredAnswerError` and the item is recorded as unscored,
-never defaulted.
-
-The offline judge is a heuristic baseline, not a model, and is labelled so in its name and in
+A judge receives one item and its retrieved chunks and returns one of four verdicts, a
+verbatim quote (checked by :func:`quote_in_passages`) and a rationale; any object with
+``name``, ``heuristic`` and ``judge(item, passages)`` is one (:class:`VerdictJudge`; the LLM
+judge: :mod:`failcodes.rtv.llm_judge`), and an unparsable answer raises
+:class:`UnscoredAnswerError` (the item is unscored, never defaulted): docs/rtv.md, step 3. The
+offline judge is a heuristic baseline, not a model, and is labelled so in its name and in
 every rationale it writes.
 """
 

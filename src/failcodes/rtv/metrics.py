@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 
-import numpy as np
 from pydantic import Field
 
 from failcodes.contract import FrozenModel, StrictModel
@@ -71,6 +70,8 @@ def weighted_kappa(
     Delegates to :func:`failcodes.stats.agreement.agreement` over the ordinal ``categories``;
     None when kappa is undefined (e.g. both raters used a single category).
     """
+    import numpy as np
+
     from failcodes.stats.agreement import agreement
 
     if len(a) != len(b):
@@ -91,6 +92,8 @@ def weighted_kappa(
 
 def fleiss(ratings: Sequence[Sequence[int]], categories: Sequence[int]) -> float | None:
     """Fleiss' kappa for items x raters codes (failcodes.stats.agreement); None if undefined."""
+    import numpy as np
+
     from failcodes.stats.agreement import agreement
 
     if not ratings:
@@ -107,6 +110,8 @@ def summarize_group(
     results: Sequence[ItemResult], scale: OrdinalScale | None, group: Mapping[str, str]
 ) -> RtvSummary:
     """All figures for one group of results (same k and judge)."""
+    import numpy as np  # (here: `rtv --help` builds the run's model, not its figures)
+
     scored = [r for r in results if r.verdict is not None]
     n = len(scored)
     counts = Counter(r.verdict.value for r in scored if r.verdict is not None)

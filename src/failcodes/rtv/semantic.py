@@ -15,15 +15,16 @@ import importlib.util
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from failcodes.contract import FrozenModel, StrictModel
 from failcodes.errors import ConfigError
 from failcodes.rtv.evaluate import ItemResult
 from failcodes.rtv.judge import RtvVerdict
+
+if TYPE_CHECKING:  # numpy is imported where vectors are compared (`rtv --help` builds the models)
+    import numpy as np
+    from numpy.typing import NDArray
 
 
 class ItemSimilarity(FrozenModel):
@@ -65,6 +66,8 @@ def item_similarities(
     item_id: str, explanation: NDArray[np.floating[Any]], chunks: NDArray[np.floating[Any]]
 ) -> ItemSimilarity:
     """Cosine similarities of one explanation vector to the chunk vectors (rows)."""
+    import numpy as np
+
     e = explanation / np.linalg.norm(explanation)
     c = chunks / np.linalg.norm(chunks, axis=1, keepdims=True)
     sims = c @ e
@@ -80,6 +83,8 @@ def item_similarities(
 
 def summarize(results: Sequence[ItemResult], sims: Sequence[ItemSimilarity]) -> SemanticSummary:
     """Verdict-stratified means, Mann-Whitney and Spearman over items (pure)."""
+    import numpy as np
+
     from failcodes.stats.tests import mann_whitney, spearman
 
     by_id = {s.item_id: s for s in sims}
@@ -126,6 +131,8 @@ def run(results: Sequence[ItemResult], model_path: str | Path) -> SemanticSummar
     reason = unavailable_reason(model_path)
     if reason is not None:
         raise ConfigError(f"semantic diagnostic unavailable: {reason}")
+    import numpy as np
+
     st = importlib.import_module("sentence_transformers")  # optional, never a dependency
     model = st.SentenceTransformer(str(model_path), device="cpu")
     sims: list[ItemSimilarity] = []

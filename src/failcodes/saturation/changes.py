@@ -5,15 +5,10 @@ a dimension, delete a rare leaf, or fold a rare leaf into its parent (its defini
 inclusion rule of the parent). :func:`next_version` applies a batch of changes as one new
 version (parent = current version) with a changelog naming who decided what.
 
-Migration (what happens to annotations made under the old version):
-
-* ``add_leaf`` under S in dimension D: units coded S on D are flagged for **re-coding** (the
-  new leaf may fit them); no other unit is touched.
-* ``add_subcode`` in D: every unit coded on D is flagged (the new subcode re-partitions D).
-* ``delete_leaf`` / ``fold_leaf`` L: a ``remove`` migration entry in the new version (the
-  codebook module has no cross-level merge); units carrying L keep their parent subcode and
-  are flagged for re-coding of that dimension's leaves, as :func:`failcodes.migration.migrate`
-  reports too.
+Which units each change flags for re-coding: docs/saturation.md, step 6 ("Close"). A deleted or
+folded leaf is a ``remove`` migration entry (the codebook module has no cross-level merge):
+its units keep their parent subcode and are flagged for that dimension's leaves, as
+:func:`failcodes.migration.migrate` reports too.
 """
 
 from __future__ import annotations

@@ -1,26 +1,9 @@
 """Deduplicate proposed patterns against the codebook, earlier decisions and each other.
 
-The rule (documented here, used everywhere):
-
-* A name is *normalised* by lower-casing, splitting on anything that is not a letter or a
-  digit, dropping English stop words, and stripping a plural ``s`` (``"Animal studies"`` and
-  ``"animal study"`` both become ``animal study``; ``ies`` -> ``y``).
-* **Same name**: two patterns whose normalised names are equal are duplicates (similarity
-  1.0), wherever they sit in the codebook part.
-* **Similar pattern** (same dimension only): the tokens of the draft's proposed parent subcode
-  (its id and label) are first removed from both sides, since sitting under the same subcode
-  does not make two patterns alike. If the remaining *name* tokens share nothing, the
-  similarity is 0; otherwise it is ``max(J_name, (J_name + J_all) / 2)`` where ``J_name`` is
-  the Jaccard overlap (``|A & B| / |A | B|``) of the name token sets and ``J_all`` that of the
-  name + definition token sets. Definitions alone never make a duplicate: proposers that fill
-  a template (the offline baseline) would otherwise all collide.
-* Two patterns are duplicates when the similarity is at least the threshold (default
-  :data:`~failcodes.saturation.models.DEFAULT_SIMILARITY_THRESHOLD` = 0.5, set per project).
-
-Drafts are compared, in order, first with the part's existing leaves and subcodes, then with
-proposals of earlier rounds that a reviewer rejected or merged (so a proposer repeating itself
-does not keep the loop from saturating), then with the drafts kept earlier in the same round (a
-repeated draft is folded into the first one, its example units added).
+The rule (names normalised, equal names anywhere in the part, within a dimension a Jaccard
+similarity of name and name + definition tokens against the project's threshold,
+:data:`~failcodes.saturation.models.DEFAULT_SIMILARITY_THRESHOLD` by default) and the order
+drafts are compared in: docs/saturation.md, step 4 ("Deduplicate").
 """
 
 from __future__ import annotations

@@ -120,20 +120,12 @@ def _cue_tokens(unit: Unit) -> set[str]:
 class OfflineProposer:
     """Heuristic baseline proposer: frequent unexplained cue words. Needs no model.
 
-    Rules, per dimension and per low-quality subcode S the judge assigned in this batch:
-
-    1. The *unexplained* units are those coded S with no leaf in that dimension.
-    2. Their *cue words* are content words (stop words removed, plural ``s`` stripped, at least
-       4 letters, no pure numbers) of the passage (retrieval) or the reasoning (verification)
-       that the claim does not contain.
-    3. A word is proposed when it occurs in at least ``min_support`` unexplained units, in at
-       least ``min_share`` of them, at least ``min_lift`` times as often (add-one smoothed
-       share) as in the batch's other scored units, and is not already a word of an existing
-       leaf under S.
-    4. At most ``max_per_subcode`` words per subcode, by count then lift then alphabetically.
-
-    The result is a leaf proposal under S named ``"<S label>: <word>"``; its definition says
-    it is a heuristic baseline proposal so a reviewer knows to name the real pattern.
+    Per low-quality subcode S the judge assigned, a word of the passage (or reasoning) the
+    claim lacks, frequent among the units coded S with no leaf (``min_support`` units,
+    ``min_share`` of them) and ``min_lift`` times as often as in the batch's other scored units,
+    becomes a leaf proposal under S, at most ``max_per_subcode`` per subcode: the rule in full
+    is docs/saturation.md's (step 3, ``offline``). Its definition says it is a heuristic
+    baseline proposal.
     """
 
     min_support: int = 3

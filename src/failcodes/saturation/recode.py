@@ -2,20 +2,13 @@
 
 After a review accepts proposals, the new version flags the units it touches
 (``recode.jsonl``, see :func:`failcodes.saturation.changes.recode_flags`). ``saturate recode``
-then, for every unit whose newest annotation is on an older version:
-
-* **flagged** units are coded again under the newest version through the judge engine
-  (:func:`failcodes.judge.run_judge`: its journal commits each finished unit, so a killed
-  re-code resumes without paying twice; response cache and ``--budget`` as for ``judge``);
-* every other unit is **migrated** without a call: its codes are carried through the
-  lineage's migration map (:func:`failcodes.migration.migrate`); a unit whose code the map
-  cannot carry (a split or removed code) is re-coded instead.
-
-The re-coding engine is the study's (:mod:`failcodes.recoding`); this module says where a
-project keeps its units, annotations and flags. The judge runs in ``recode/vNNNN/judge/``;
-when every unit is done, ``recode/vNNNN/recoded.jsonl`` is written in one atomic step: one
-:class:`~failcodes.recoding.RecodeEntry` per unit (its new annotation, the version it came
-from, and whether it was re-coded or migrated, by which coder). The project's annotations
+then re-codes the **flagged** units under the newest version through the judge engine
+(:func:`failcodes.judge.run_judge`) and **migrates** every other unit without a call
+(:func:`failcodes.migration.migrate`; a code the map cannot carry sends the unit to the judge),
+into ``recode/vNNNN/judge/`` and, when every unit is done, ``recode/vNNNN/recoded.jsonl`` (one
+:class:`~failcodes.recoding.RecodeEntry` per unit) in one atomic step: docs/saturation.md, step
+7 ("Re-code"). The re-coding engine is the study's (:mod:`failcodes.recoding`); this module
+says where a project keeps its units, annotations and flags. The project's annotations
 (:meth:`ProjectStore.all_annotations`) include these entries after the rounds, so the newest
 annotation of every unit is then on the newest version, which ``saturate status`` shows.
 """

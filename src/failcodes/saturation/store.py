@@ -1,22 +1,7 @@
 """A saturation project on disk: plain JSON/JSONL/YAML files a person can read and continue.
 
-Layout of a project folder (default ``annotations/<name>/``)::
-
-    README.md                     how to continue the project
-    project.json                  ProjectConfig
-    pool.jsonl                    the units to draw from (one Unit per line)
-    codebooks/v0001.json          codebook lineage, one file per version
-    codebooks/v0002.changes.json  changelog + migration entries that produced v0002
-    rounds/r0001/round.json       RoundRecord (phase moves forward only)
-    rounds/r0001/annotations.jsonl  the coding journal: one Annotation per finished unit
-    rounds/r0001/proposals.json   deduplicated proposals
-    rounds/r0001/review.yaml      the review file handed to a person
-    decisions.jsonl               every human decision, append-only (who, when, what)
-    recode.jsonl                  units flagged for re-coding after a version change
-    recode/v0002/judge/           the judge run that re-codes flagged units (journal, resume)
-    recode/v0002/recoded.jsonl    units brought onto v0002: re-coded or migrated (RecodeEntry)
-    stop.json                     the stop rule and its state
-    prune/prune-0001.yaml         rare-leaf listings handed to a person
+The layout of a project folder (default ``annotations/<name>/``), file by file:
+docs/saturation.md ("On disk").
 
 Whole files are written atomically (temp file in the same folder, fsync, ``os.replace``);
 journals are appended one fsynced line at a time, and a torn last line left by a killed

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from statistics import NormalDist
 from typing import Any, Literal, NamedTuple
 
 import krippendorff
@@ -949,9 +950,8 @@ def finish(
             plan = estimates[i].plan
             assert plan is not None
             replicates[i] = plan.finalize(block_sums)
-    from scipy.stats import norm  # lazy: scipy.stats costs ~0.3 s at start-up
-
-    z = float(norm.ppf(0.5 + confidence / 2.0))
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)  # scipy.stats' import was ~90% of a
+    # judge panel's consensus step (0.3-2 s: 24 agreements over 512 units took 0.1 s)
     n_clusters = None if ids is None else int(np.unique(ids).size)
     out: list[AgreementResult] = []
     for i, e in enumerate(estimates):

@@ -1,25 +1,10 @@
 """Comparing systems on the same units (seed 001, appendix A.9).
 
-- Cochran's Q over k systems' paired binary outcomes (Cochran 1950), chi-square with k-1 df.
-- Pairwise McNemar tests: the two-sided mid-p binomial on the discordant pairs when there
-  are fewer than ``exact_below`` (default 25) of them, else the chi-square without continuity
-  correction: Fagerland, Lydersen & Laake (2013) found the exact and the corrected forms too
-  conservative in all of 9595 scenarios and the mid-p never above the nominal level (equal
-  systems on 30-100 questions here: exact 0.023-0.037, mid-p 0.042-0.051 at alpha 0.05,
-  docs/statistics.md); Holm-corrected across pairs. ``mcnemar="exact"`` gives the classic
-  forms instead (exact binomial, continuity-corrected chi-square: statsmodels ``mcnemar``),
-  to reproduce a paper that used them.
-- Paired tests for differences in F1 and recall between systems against the same truth:
-  approximate randomisation (swap the two systems' predictions per unit; Noreen 1989) or a
-  paired bootstrap over units with the shifted-null p-value; Holm-corrected across pairs.
-  Both are vectorised: per-unit TP/FP/FN columns times a (resamples x units) matrix.
-
-With ``clusters`` (a question id per unit) every test takes the question as its unit: the
-bootstrap resamples and the permutation swaps whole questions; Cochran's Q and McNemar use
-question totals, under swapping the systems within whole questions (at k = 2
-``(sum_k d_k)^2 / sum_k d_k^2``, d_k = b_k - c_k: Obuchowski 1998's statistic times K/(K-1),
-Yang et al. 2010; Durkalski et al. 2003). With one unit per question each equals its
-unclustered form exactly.
+Cochran's Q over k systems' paired binary outcomes, pairwise McNemar (mid-p below
+``exact_below`` discordant pairs, else chi-square without correction; ``mcnemar="exact"``: the
+classic forms) and paired F1/recall differences (approximate randomisation or paired
+bootstrap), Holm-corrected across pairs; with ``clusters`` every test takes the question as
+its unit. The forms, their sources and measured sizes: docs/statistics.md ("Comparing systems").
 
 Arrays in, :class:`~failcodes.stats.tests.TestResult` out. Units with a missing outcome for
 any system are dropped (the tests are paired).

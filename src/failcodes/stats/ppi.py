@@ -18,23 +18,13 @@ tunes ``lam`` to minimise the variance, clipped to [0, 1] (PPI++: Angelopoulos, 
 Variances follow ``ppi_py`` 0.2.3 (population variances, ``ddof=0``; the tuning variance of
 ``yhat`` over all units with ``ddof=1``), so the numbers match the reference implementation.
 
-**The interval failcodes reports** (:func:`share_estimates`). Wald's interval is only as good
-as its variance estimate, and the variance of ``y - lam * yhat`` comes from the reviewed units
-where the human and the judge *disagree*: with an accurate judge and 50 reviewed units there
-are one to three, often none, and Wald's interval covers 0.6-0.9 instead of 0.95. A rule that
-notes the intervals resting on few disagreements does not mend it: the intervals it leaves
-unnoted are the draws with unusually many, and those under-cover (0.70 with a 0.8/0.99 judge,
-prevalence 0.2, 100 reviewed). So the reported interval needs no such rule. For 0/1 codes
-PPI++ is (up to ``n / N``) the estimator that splits each stratum by the judge's code:
-``sum W_j a_j``, with ``W_j`` the share of units the judge coded ``j`` (known from every unit)
-and ``a_j`` the human share among the reviewed units the judge coded ``j``. Given the judge's
-codes, the human codes within such a part are a binomial sample of it, so each part gets
-Clopper-Pearson's exact interval and the parts combine by MOVER (:func:`mover_share`,
-:func:`corrected_interval`); the human-only share likewise over the plan's strata
-(:func:`human_interval`: for one stratum, exactly Clopper-Pearson's). No data-dependent note
-is attached: ``bench/bench_ppi_coverage.py`` measures the coverage over the design grid
-(docs/review.md has the figures). A cell with fewer than :data:`MIN_REVIEWED` reviewed units
-gets no estimate at all.
+**The interval failcodes reports** (:func:`share_estimates`) is not Wald's (its variance rests
+on the few reviewed units where human and judge disagree): for 0/1 codes PPI++ is (up to
+``n / N``) ``sum W_j a_j`` over the judge's codes ``j``, so each part gets Clopper-Pearson's
+exact interval and the parts combine by MOVER (:func:`mover_share`, :func:`corrected_interval`;
+the human-only share likewise, :func:`human_interval`). Why, and the coverage measured over
+the design grid (``bench/bench_ppi_coverage.py``): docs/review.md, "Which interval". A cell with
+fewer than :data:`MIN_REVIEWED` reviewed units gets no estimate at all.
 
 **Stratified plans.** When the review sample was drawn per stratum (system x judge's code),
 each stratum gets its own estimate and its own tuned ``lam`` (the overall variance is a sum
@@ -107,7 +97,12 @@ class Moments:
         ``y`` and ``yhat``: human and judge codes of the reviewed units; ``yhat_unlabeled``:
         judge codes of the others.
         """
-        y_a, yhat_a, u_a = _arr(y), _arr(yhat), _arr(yhat_unlabeled)
+        try:
+            y_a, yhat_a, u_a = _arr(y), _arr(yhat), _arr(yhat_unlabeled)
+        except (TypeError, ValueError) as exc:  # numpy's words ("could not convert string")
+            raise StatisticsError(
+                f"codes must be numbers (0/1: the code absent/present): {exc}"
+            ) from None
         if y_a.ndim != 1 or yhat_a.ndim != 1 or u_a.ndim != 1:
             raise StatisticsError("y, yhat and yhat_unlabeled must be one-dimensional")
         if y_a.shape != yhat_a.shape:
@@ -266,17 +261,12 @@ def mover_share(
     shares of units (the units are a sample of the population, as in PPI). One cell: exactly
     Clopper-Pearson's interval.
 
-    MOVER's lower bound is too high where several cells hold a few positives each: the
-    quadrature sum of their distances is shorter than the lower tail of the sum of skewed
-    shares (a judge of accuracy 0.6-0.7, 20-40 reviewed, prevalence 0.015-0.03, plan by the
-    judge's code: exact coverage 0.930-0.938), and its upper bound likewise where they hold a
-    few negatives each. So where ``M <= 1/2`` (the lower tail is the skewed one) ``low`` is the
-    lower of MOVER's and :func:`beta_sum_lower`'s, and where ``M >= 1/2`` ``high`` the higher
-    of MOVER's and 1 - :func:`beta_sum_lower` of the complement (``n - x`` of ``n``), so the
-    complement's interval is 1 - this one (exact coverage >= 0.959 over accuracy 0.6, 0.7, 0.8,
-    0.85, 0.9, 0.95 x 20, 30, 50, 100 reviewed by the judge's code x prevalence 0.005-0.995 in
-    steps of 0.005, tests/test_ppi_coverage._exact_coverage_by_code; simulated:
-    ``bench/bench_ppi_coverage.py --grid accuracy``).
+    Where ``M <= 1/2`` ``low`` is the lower of MOVER's and :func:`beta_sum_lower`'s, and where
+    ``M >= 1/2`` ``high`` the higher of MOVER's and 1 - :func:`beta_sum_lower` of the complement
+    (``n - x`` of ``n``), so the complement's interval is 1 - this one: MOVER alone is too
+    narrow on the skewed side when several cells hold a few positives (or negatives) each.
+    The coverage that shows it (exact, tests/test_ppi_coverage._exact_coverage_by_code;
+    simulated, ``bench/bench_ppi_coverage.py --grid accuracy``): docs/review.md.
     ``part_interval``: another exact interval per cell (the bench's candidates); Clopper-Pearson's
     by default.
     """

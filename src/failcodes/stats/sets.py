@@ -3,15 +3,9 @@
 A multi-label dimension (a reasoning step whose low-quality codes co-occur, seed 001 Table 9)
 is answered with a *set* of codes. Reading only its first code hides a missed co-occurring
 code: a judge that gives ``{overreach}`` where the clinician gave ``{overreach,
-conflict_synthesis_failure}`` would agree perfectly. Here each set is one value:
-
-- **exact-set** statistics (percent agreement, Fleiss' or Cohen's kappa, Krippendorff's alpha
-  nominal) count two sets as agreeing only when they are equal;
-- **Krippendorff's alpha with a set distance** gives partial credit: the MASI distance
-  (Passonneau 2006, "Measuring agreement on set-valued items (MASI) for semantic and
-  pragmatic annotation", LREC) ``1 - J * M`` with the Jaccard index ``J = |A & B| / |A | B|``
-  and the monotonicity weight ``M`` = 1 (equal sets), 2/3 (one contains the other), 1/3 (they
-  overlap, each has its own codes), 0 (disjoint); and the Jaccard distance ``1 - J``.
+conflict_synthesis_failure}`` would agree perfectly. Here each set is one value: exact-set
+statistics, and Krippendorff's alpha with the MASI or the Jaccard distance (partial credit),
+as docs/statistics.md ("Co-occurring codes") defines them.
 
 The distinct sets observed are the categories, and the distance matrix between them is the
 ``1 - w`` of a custom agreement-weight matrix, so alpha, its jackknife standard error and its

@@ -4,23 +4,13 @@ Published ratings tables often carry, beside the raters, a column derived from t
 majority vote, an adjudicated or gold label). Read as one more rater it inflates agreement: it
 agrees with every rater as often as the raters agree with each other, and more. Two rules
 find such columns among the candidate raters of a table (never among raters the user named):
-
-- **by name**: a column whose name holds a consensus word (:data:`CONSENSUS_WORDS`:
-  ``majority_label``, ``gold``, ``adjudicated``, ``final``...);
-- **by value**: a column that is a function of the others: it equals the row-wise majority
-  (the unique most frequent value, given by two or more of the other columns) on at least
-  :data:`MIN_SHARE` of the rows where the others have one, on at least :data:`MIN_ROWS` such
-  rows, with four or more candidate columns (a majority of two columns is only their
-  agreement), *and* it departs from the others' majority significantly less often than the
-  other columns depart from theirs (one-sided binomial test at :data:`MAX_P`, Bonferroni over
-  the columns tested: about 1% of tables of raters alone lose a rater). The second
-  condition keeps raters who simply agree well: in a table of good raters every one of them
-  mostly sides with the majority of the rest, and none does so markedly more than the others.
-  A majority column never departs from the raters' majority, while each rater is now and
-  then the lone dissenter.
-
-Two columns that both pass the value rule leave two plausible rater sets: the caller refuses
-the table and asks for ``--raters``.
+**by name** (a consensus word of :data:`CONSENSUS_WORDS` in the name) and **by value** (a
+column that is a function of the others: it equals their row-wise majority on at least
+:data:`MIN_SHARE` of at least :data:`MIN_ROWS` rows and departs from it significantly less
+often than the others do, one-sided binomial at :data:`MAX_P`, Bonferroni over the columns).
+The rules, their thresholds and why the second condition keeps raters who simply agree well:
+docs/statistics.md, "Raters, not summaries". Two columns that both pass the value rule leave
+two plausible rater sets: the caller refuses the table and asks for ``--raters``.
 """
 
 from __future__ import annotations

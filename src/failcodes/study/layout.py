@@ -1,31 +1,8 @@
 """The one layout of a study folder: every path a step writes or reads is named here.
 
 A study folder (``failcodes init NAME``) holds the study file and one folder per step; each
-step's output is the next step's input under the same name, so nothing is ever renamed::
-
-    NAME/
-      failcodes.toml                        the study file (failcodes.study.config)
-      data/<dataset>.traces.parquet         ingest      -> traces (the tool's own Parquet)
-      data/<dataset>.labels.jsonl           ingest      -> clinical labels
-      metrics/<dataset>.json                metrics     -> P/R/F1 rows (report: Tables 2-6)
-      disagreements/<dataset>.jsonl         disagreements -> FN/FP (input of judge, attribute)
-      judge/<dataset>/retrieval/            judge retrieval -> run dir (journal, annotations)
-      judge/<dataset>/reasoning/            judge reasoning -> run dir
-      judge/<dataset>/<kind>.v<NNNN>/       recode -> the run on codebook version N
-                                            (journal, annotations.jsonl, recode.jsonl)
-      judge/cache.sqlite                    the LLM judge's response cache
-      attribution/<dataset>/per_passage.csv attribute   -> Table 8 shape
-      attribution/<dataset>/per_trace.csv   attribute   -> Table 9 shape
-      attribution/<dataset>/attribution.csv attribute   -> stage per disagreement (Figure 1)
-      labelstudio/<kind>.config.xml         labelstudio config
-      labelstudio/<dataset>/<kind>.tasks.json  labelstudio export
-      review/<name>.jsonl                   labelstudio pull -> human annotations
-      review/plans/<name>.json              review plan (failcodes review plan)
-      agreement/<name>.json                 agree       -> agreement rows
-      comparisons/<dataset>.json            compare     -> system comparison tests
-      saturation/<project>/                 saturate    -> accumulation curve
-      report/                               report      -> index.html, tables/, figures/
-      .failcodes/run.json                   failcodes run: what each finished step read
+step's output is the next step's input under the same name, so nothing is ever renamed (the
+paths, who writes and who reads each: docs/study.md, "The folder").
 
 Writers (the CLI steps, ``failcodes run``, the demo) and the reader (``report.rundir``) take
 their paths from :class:`StudyLayout`; no other module spells these names.

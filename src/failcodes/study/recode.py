@@ -5,30 +5,15 @@ When the study file's codebook is a newer version than the one a judge run was c
 journal cannot simply be resumed: it refuses a different codebook. Instead each judged kind
 gets a **re-code run** ``judge/<dataset>/<kind>.v<NNNN>/`` (see
 :meth:`~failcodes.study.layout.StudyLayout.judge_recode_run`), an ordinary judge run folder
-under the new version:
-
-* units whose codes the lineage's migration map cannot carry (a split or removed code, a
-  dimension new in the version), units coded on a dimension that gained a subcode, units
-  coded with a subcode that gained a leaf (the same rule as ``saturate``'s re-code flags),
-  and units never coded are **re-coded** through the judge engine
-  (:func:`failcodes.judge.run_judge`: journal, cache, budget; a killed re-code resumes
-  without paying twice);
-* every other unit is **migrated** without a call (:func:`failcodes.migration.migrate`) and
-  committed to the same journal with no tokens and no cost.
+under the new version: which units are **re-coded** through the judge engine
+(:func:`failcodes.judge.run_judge`) and which **migrated** without a call
+(:func:`failcodes.migration.migrate`), ``recode.jsonl`` written last, and a **judge panel**
+re-coded member by member (:func:`recode_panel`): docs/study.md ("After a codebook bump").
 
 The re-coding engine is :mod:`failcodes.recoding` (the saturation loop's too); this module
-says where a study keeps its units, earlier annotations and codebook lineage.
-``recode.jsonl`` (one :class:`~failcodes.recoding.RecodeEntry` per unit: from
-which version, re-coded or migrated, by which judge, why) is written last, atomically; from
-then on :meth:`~failcodes.study.layout.StudyLayout.judge_current` names this run, which is
-what ``attribute``, ``labelstudio export`` and ``report`` read. The old run is kept as it was.
-
-A **judge panel** run (``panel.json``, one run folder per member under ``panel/``) is re-coded
-as a panel (:func:`recode_panel`): each member's units are planned from that member's earlier
-annotations and re-coded by that member into its own folder of the re-code run, then
-``panel.json`` (consensus, splits, agreement) is written for the new version and
-``recode.jsonl`` (entries name their member) last. The run mode of the study's ``[judge]``
-(per unit, grouped, batch, cascade) is the caller's: the ``judge`` functions carry it.
+says where a study keeps its units, earlier annotations and codebook lineage. The run mode of
+the study's ``[judge]`` (per unit, grouped, batch, cascade) is the caller's: the ``judge``
+functions carry it.
 """
 
 from __future__ import annotations

@@ -7,15 +7,10 @@ and ``failcodes.run_study`` run them in order, in process; ``failcodes run --pla
 each as the command line that runs the same request (typing them gives the same files).
 
 Order per data set: ingest -> metrics -> disagreements -> judge retrieval -> judge reasoning
-(``recode`` instead of judge once the study's codebook is newer than the run's, see
-:mod:`failcodes.study.recode`) -> attribute -> Label Studio task files (``labelstudio export``,
-one per judged kind); then the report over the whole folder. Once a data set's disagreements
-are written, the plan keeps only the judge steps that have something to code (a closed-book
-pipeline has no passage for ``judge retrieval``) and drops judge and attribute when there is no
-disagreement at all; ``failcodes run`` plans again after every step.
-
-Human review (Label Studio push/pull) needs a person and a server, so it is not a step; what
-it pulls into ``review/`` is read by the report.
+(``recode`` instead once the study's codebook is newer than the run's,
+:mod:`failcodes.study.recode`) -> attribute -> Label Studio task files; then the report. How
+the plan follows the data (judge steps only with something to code) and why human review is
+no step: docs/study.md (``failcodes run``).
 
 The steps before the report are :func:`failcodes.study.plan.plan_work`'s; this module adds the
 report step (the report's own stale-study check re-plans the others without importing it).
