@@ -83,7 +83,12 @@ def test_a_temperature_the_judge_is_not_sampled_at_is_refused(
     [
         ({"bootstrap": -1}, "--bootstrap: Input should be greater than or equal to 0"),
         ({"level": "token"}, "--level: Input should be 'sentence' or 'claim'"),
-        ({"bootstrp": 10}, "bootstrp: unknown field of MetricsRequest"),
+        (
+            {"bootstrp": 10},
+            "bootstrp: unknown field of MetricsRequest (did you mean 'bootstrap'?); its "
+            "fields: traces, labels, mapping, level, bootstrap, seed, confidence, without_claims, "
+            "question_scope, verdicts, out, out_format",
+        ),
     ],
 )
 def test_a_bad_request_from_python_is_the_clis_one_line(

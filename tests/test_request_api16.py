@@ -199,7 +199,10 @@ def test_codebook_bad_requests_are_one_line(
     ):
         said = _refused_run(capsys, call, "codebook", *words)
         assert str(missing if "show" in words or "diff" in words else V1) in said
-    with pytest.raises(ConfigError, match=r"^outptu: unknown field of CodebookSchemaRequest$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^outptu: unknown field of CodebookSchemaRequest \(did you mean .output.\?\); ",
+    ):
         fc.CodebookSchemaRequest(outptu=tmp_path / "s.json")  # type: ignore[call-arg]
 
 

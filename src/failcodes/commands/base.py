@@ -231,8 +231,14 @@ def build(model: type[_R], values: dict[str, Any]) -> _R:
 
 
 def validation_message(model: type[BaseModel], exc: ValidationError) -> str:
-    """The first problem of ``exc`` as ``--flag: what is wrong``."""
-    err = exc.errors()[0]
+    """The first problem of ``exc`` as ``--flag: what is wrong``.
+
+    An unknown field comes first, named with the fields there are: ``MetricsRequest(trace=...)``
+    (``traces`` misspelt, a required field) said ``--traces: Field required`` alone, which
+    named neither the field given nor why the one asked for was missing.
+    """
+    errors = exc.errors()
+    err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc = err["loc"]
     name = str(loc[0]) if loc else ""
     where = ""
@@ -240,10 +246,20 @@ def validation_message(model: type[BaseModel], exc: ValidationError) -> str:
         where = name.upper() if is_argument(model, name) else max(field_flags(model, name), key=len)
     message = str(err["msg"]).removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":  # a misspelt argument (Python): name it
-        return f"{name}: unknown field of {model.__name__}"
+        return unknown_field(model, name)
     if not where or message.startswith(where):  # the message names its flag already
         return message
     return f"{where}: {message}"
+
+
+def unknown_field(model: type[BaseModel], name: str) -> str:
+    """One line: ``name`` is no field of ``model``; the closest field, and every field."""
+    import difflib
+
+    fields = list(model.model_fields)
+    close = difflib.get_close_matches(name, fields, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"{name}: unknown field of {model.__name__}{hint}; its fields: {', '.join(fields)}"
 
 
 def int_list(text: str, option: str, *, high: int, most: int) -> tuple[int, ...]:
