@@ -28,3 +28,74 @@ def test_a_misspelt_required_field_is_named_not_reported_missing() -> None:
     said = str(caught.value)
     assert said.startswith("sorce: unknown field of JudgeRequest (did you mean 'source'?); ")
     assert "\n" not in said
+
+
+def test_a_verdict_with_a_no_break_space_names_the_character(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'No\\u00a0Evidence' (pasted from a web page) was refused as 'No\\xa0Evidence'.
+
+    A reader takes that for the very words asked for (no_evidence); the line names U+00A0.
+    """
+    from tests.cli_helpers import run_cli
+
+    table = tmp_path / "t.csv"
+    table.write_text(
+        "system,question_id,sentence_id,claim_id,claim,verdict\nA,q1,s1,c1,x,No\u00a0Evidence\n",
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(tmp_path / "o.jsonl")], capsys
+    )
+    assert code == 2
+    assert err == (
+        f"failcodes: error: {table}:2, field 'verdict': unknown verdict 'No\\xa0Evidence'; it "
+        "holds U+00A0 NO-BREAK SPACE, which shows as a space (pasted from a web page or a word "
+        "processor?): retype the value (canonical verdicts: ambiguous, no_evidence, "
+        "out_of_scope, refuted, supported; map it with `failcodes ingest --alias "
+        "RAW=CANONICAL`)\n"
+    )
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_a_label_and_a_mapping_with_invisible_characters_name_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """has_error 'tr\\u2009ue' (a thin space) and ``-m refuted\\u200b`` were refused unnamed."""
+    import json
+
+    from tests.cli_helpers import run_cli
+
+    traces = tmp_path / "t.jsonl"
+    row = {"system": "A", "question_id": "q1", "sentence_id": "s1", "claim_id": "c1"}
+    traces.write_text(json.dumps({**row, "claim": "x", "verdict": "supported"}) + "\n")
+    labels = tmp_path / "l.jsonl"
+    labels.write_text(
+        json.dumps({"question_id": "q1", "sentence_id": "s1", "has_error": "tr\u2009ue"}) + "\n"
+    )
+    code, _, err = run_cli(["metrics", "--traces", str(traces), "--labels", str(labels)], capsys)
+    assert code == 2
+    assert "got 'tr\\u2009ue'; it holds U+2009 THIN SPACE, which shows as a space" in err
+    good = tmp_path / "g.jsonl"
+    good.write_text(json.dumps({"question_id": "q1", "sentence_id": "s1", "has_error": True}))
+    args = ["metrics", "--traces", str(traces), "--labels", str(good), "-m", "refuted\u200b"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert "; it holds U+200B ZERO WIDTH SPACE, which shows as nothing" in err
+
+
+def test_a_review_choice_with_a_byte_order_mark_inside_names_it() -> None:
+    """A hand-edited export's choice 'irre\\ufefflevant' was 'unknown choice' with no word why."""
+    from failcodes.labelstudio.results import annotations_from_export
+    from failcodes.units import UnitKind
+    from tests.test_labelstudio_tasks import exported, toy_codebook
+
+    data = exported()
+    data[1]["annotations"][1]["result"][0]["value"]["choices"] = ["irre\ufefflevant"]
+    res = annotations_from_export(data, toy_codebook(), UnitKind.RETRIEVAL, users={}, project=7)
+    [said] = [p.message for p in res.problems if p.value == "irre\ufefflevant"]
+    assert said == (
+        "unknown choice 'irre\\ufefflevant' in dimension 'entity' (valid: exact_entity, "
+        "partial_entity, irrelevant); it holds U+FEFF ZERO WIDTH NO-BREAK SPACE, which shows as "
+        "nothing (pasted from a web page or a word processor?): retype the value; not kept"
+    )

@@ -25,6 +25,7 @@ from pydantic import Field
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError
 from failcodes.labelscope import Answered
+from failcodes.spelling import unseen_note
 from failcodes.verdicts import Verdict, normalize_verdict
 
 if TYPE_CHECKING:  # numpy and the trace columns are imported where used (start-up)
@@ -101,7 +102,7 @@ def resolve_mapping(spec: str) -> ErrorMapping:
         except InputError:
             canon = ", ".join(v.value for v in Verdict)
             raise ConfigError(
-                f"unknown error mapping or verdict {part!r} in {spec!r} "
+                f"unknown error mapping or verdict {part!r} in {spec!r}{unseen_note(part)} "
                 f"(named mappings: {names}; or a comma-separated list of verdicts: {canon})"
             ) from None
     if Verdict.SUPPORTED in verdicts:

@@ -16,6 +16,7 @@ from failcodes.annotations import NOT_ASSESSABLE, Annotation, Status
 from failcodes.codebook import Codebook, CodeLevel, DiffKind, MigrationMap, diff
 from failcodes.contract import FrozenModel
 from failcodes.errors import CodebookError, MixedCodebookError
+from failcodes.spelling import unseen_note
 
 
 class MigrationOutcome(FrozenModel):
@@ -83,7 +84,7 @@ def migrate(annotation: Annotation, mapping: MigrationMap) -> MigrationOutcome:
         if code not in mapping.codes:
             raise CodebookError(
                 f"annotation of unit {annotation.unit_id} uses '{code}', not a code of "
-                f"{mapping.name}@{mapping.from_version}",
+                f"{mapping.name}@{mapping.from_version}{unseen_note(code)}",
                 rule="migration-unknown-code",
             )
         return mapping.codes[code]

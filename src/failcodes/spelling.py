@@ -52,6 +52,32 @@ def first_unseen_difference(text: str, other: str) -> str | None:
     return None
 
 
+#: Characters that show as a space and are not one (no-break, thin, figure, ideographic...).
+_ODD_SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
+
+
+def unseen_note(text: object) -> str:
+    r"""A clause naming the first invisible character of ``text``, or ``''``.
+
+    For a value refused as no word of a fixed vocabulary (a verdict, a label, a code): a
+    ``No\u00a0Evidence`` pasted from a web page or a word processor was refused as
+    ``'No\xa0Evidence'``, which a reader takes for the very words asked for. The clause names
+    the character (``U+00A0 NO-BREAK SPACE``) and how it shows.
+    """
+    if not isinstance(text, str):
+        return ""
+    found = _ODD_SPACES.search(text) or _UNSEEN.search(text)
+    if found is None:
+        return ""
+    ch = found.group()
+    shows = "a space" if _ODD_SPACES.match(ch) else "nothing"
+    name = unicodedata.name(ch, "a format character")
+    return (
+        f"; it holds U+{ord(ch):04X} {name}, which shows as {shows} (pasted from a web page "
+        "or a word processor?): retype the value"
+    )
+
+
 def name_key(name: str) -> str:
     """A system's name as :func:`spelling_key` folds it, as it shows (:func:`lookalike`).
 

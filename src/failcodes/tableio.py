@@ -54,7 +54,7 @@ from failcodes.sheetio import (
     sheet_rows,
     title_hint,
 )
-from failcodes.spelling import first_unseen_difference, lookalike, spelling_key
+from failcodes.spelling import first_unseen_difference, lookalike, spelling_key, unseen_note
 from failcodes.verdicts import NO_VERDICT_WAY
 
 if TYPE_CHECKING:  # imported where used: reading a labels file imports no pydantic (issue 30)
@@ -547,7 +547,8 @@ def _validation_error(
     elif kind in _EXPECTED:  # pydantic's "Input should be a valid string (got True)"
         message = f"expected {_EXPECTED[kind]}, got {described(err.get('input'))}"
     else:
-        message = f"{err.get('msg', 'invalid value')} (got {clip(repr(err.get('input')), 80)})"
+        got = err.get("input")
+        message = f"{err.get('msg', 'invalid value')} (got {clip(repr(got), 80)}){unseen_note(got)}"
     if field == "has_error" and kind == "missing" and len(unknown) > 1:
         message += f"; {WIDE_LABELS}"  # not the label rule's way: no column to rule on
     elif field == "has_error" and kind in ("bool_parsing", "bool_type", "missing"):  # 0.5, NaN
@@ -596,7 +597,7 @@ def described(value: object) -> str:
         return f"a list {clip(repr(list(value)), 60)}"
     if isinstance(value, dict):
         return f"an object {clip(repr(value), 60)}"
-    return clip(repr(value), 80)
+    return clip(repr(value), 80) + unseen_note(value)
 
 
 def _also(names: Sequence[str]) -> str:

@@ -10,6 +10,7 @@ from typing import TypeVar
 
 from failcodes.errors import ConfigError, InputError
 from failcodes.numbertext import whole_number_text
+from failcodes.spelling import unseen_note
 
 
 class Verdict(StrEnum):
@@ -120,7 +121,7 @@ def normalize_verdict(
             word = key.rstrip(".!?;:,")
             way = f"{word!r} with punctuation: {way} ('{str(raw).strip()}={table[word].value}')"
         raise InputError(
-            f"unknown verdict {raw!r} (canonical verdicts: {known}; {way})",
+            f"unknown verdict {raw!r}{unseen_note(raw)} (canonical verdicts: {known}; {way})",
             path=path,
             line=line,
             field=field,

@@ -27,6 +27,7 @@ from typing import Any, TypedDict
 from failcodes.annotations import DimensionEvidence
 from failcodes.codebook import Dimension, Part
 from failcodes.contract import FrozenModel
+from failcodes.spelling import unseen_note
 from failcodes.units import Unit, UnitKind
 
 #: Name of the structured-output schema / tool sent to providers.
@@ -206,7 +207,10 @@ def _dimension(dim: Dimension, value: object, problems: list[str]) -> DimensionA
         if code is None:
             problems.append(f"missing code for {where} (one of: {', '.join(allowed)})")
         elif code not in allowed:
-            problems.append(f"'{code}' is not a code of {where} (one of: {', '.join(allowed)})")
+            problems.append(
+                f"'{code}' is not a code of {where}{unseen_note(code)} (one of: "
+                f"{', '.join(allowed)})"
+            )
         codes = (str(code),)
     raw_leaves = value.get("leaves") or []
     leaves: tuple[str, ...] = ()

@@ -20,6 +20,7 @@ from failcodes.codebook import Codebook, Dimension
 from failcodes.contract import FrozenModel, StrictModel
 from failcodes.errors import InputError
 from failcodes.labelstudio import config as cfg
+from failcodes.spelling import unseen_note
 from failcodes.units import UnitKind
 
 #: The reason of an annotation of a task skipped in Label Studio (unscored).
@@ -439,7 +440,7 @@ def _one_annotation(
         if unknown:
             problem(
                 f"unknown choice {unknown[0]!r} in dimension {name!r} (valid: "
-                f"{', '.join(dim.code_ids())}); not kept",
+                f"{', '.join(dim.code_ids())}){unseen_note(unknown[0])}; not kept",
                 dimension=name,
                 value=unknown[0],
             )

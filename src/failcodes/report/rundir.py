@@ -69,6 +69,7 @@ from failcodes.reviewplan import (
     splits_reason,
     stale_reason,
 )
+from failcodes.spelling import unseen_note
 from failcodes.study.layout import (
     ATTRIBUTION_ITEMS,
     JUDGE_KINDS,
@@ -1747,8 +1748,8 @@ def _known_codes(path: Path, reviews: list[Annotation], cb: Codebook) -> None:
         dim, code, known = found
         line = next(n for j, (n, _) in enumerate(iter_jsonl(path)) if j == i)
         raise InputError(
-            f"{code!r} is not a code of {dim} in {cb.name} v{cb.version} (valid: "
-            f"{', '.join(known)})",
+            f"{code!r} is not a code of {dim} in {cb.name} v{cb.version}{unseen_note(code)} "
+            f"(valid: {', '.join(known)})",
             path=path,
             line=line,
             field=f"codes.{dim}",

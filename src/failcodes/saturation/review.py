@@ -21,6 +21,7 @@ from failcodes.codebook import Codebook
 from failcodes.fileio import atomic_write_text
 from failcodes.saturation.models import Action, Decision, Proposal, ProposalStatus
 from failcodes.saturation.store import SaturationError
+from failcodes.spelling import unseen_note
 from failcodes.units import Unit, UnitKind
 
 if TYPE_CHECKING:
@@ -243,7 +244,10 @@ def parse_review_file(
             action = Action(raw)
         except ValueError:
             raise SaturationError(
-                f"unknown decision {raw!r} (valid: {valid})", path=path, line=line, field="decision"
+                f"unknown decision {raw!r}{unseen_note(raw)} (valid: {valid})",
+                path=path,
+                line=line,
+                field="decision",
             ) from None
         if not reviewer:
             raise SaturationError(
