@@ -99,3 +99,50 @@ def test_a_review_choice_with_a_byte_order_mark_inside_names_it() -> None:
         "partial_entity, irrelevant); it holds U+FEFF ZERO WIDTH NO-BREAK SPACE, which shows as "
         "nothing (pasted from a web page or a word processor?): retype the value; not kept"
     )
+
+
+def test_a_grouped_batch_run_on_a_warm_cache_sends_no_group_the_cache_answers(
+    fake_server, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A second grouped batch run (a new run folder, the same response cache) sent every group.
+
+    3 claims x 3 passages in one chunk: the first run sends 3 group items (3 units each) and
+    caches each group's answer; the second, with nothing in its journal, found no unit's own
+    answer in the cache (a group's answer is cached under the group's key alone), sent the 3
+    groups again (3 items, the fake server's batches.create called once more) and its dry run
+    counted 3 calls. By hand: every group's answer is cached, so 0 items and 0 calls, the 9
+    units coded from the cache with the first run's codes.
+    """
+    import asyncio
+
+    from failcodes.judge import Batch, Grouped, JudgeJob, estimate_run, run_judge_async
+    from failcodes.judge.run import read_annotations
+    from failcodes.units import UnitKind, retrieval_units
+    from tests.judge_helpers import FAKE_PRICES, fake_coder, fresh_fake, make_codebook, make_traces
+
+    fake = fresh_fake(fake_server, monkeypatch, "sk-t27left-batch")
+    units = retrieval_units(make_traces(3))
+    assert len(units) == 9 and len({u.claim for u in units}) == 3
+    mode = Batch(size=50, poll=0.01, group=Grouped(size=10))
+    cache = tmp_path / "cache.sqlite"
+
+    def job(run: str) -> JudgeJob:
+        return JudgeJob(
+            make_codebook(),
+            UnitKind.RETRIEVAL,
+            tmp_path / run,
+            mode=mode,
+            cache_path=cache,
+            prices=FAKE_PRICES,
+        )
+
+    first = asyncio.run(run_judge_async(units, fake_coder(fake, "openai"), job("one")))
+    assert (first.groups, first.grouped_units, first.judged_alone) == (3, 9, 0)
+    created = fake.stats()["batch_calls"]["batches.create"]
+    estimate = estimate_run(units, fake_coder(fake, "openai"), job("two"))
+    again = asyncio.run(run_judge_async(units, fake_coder(fake, "openai"), job("two")))
+    assert fake.stats()["batch_calls"]["batches.create"] == created  # no batch sent
+    assert (again.groups, again.judged_alone, again.cache_hits, again.judged) == (0, 0, 9, 9)
+    assert estimate.calls == 0 and estimate.cache_hits == 9
+    codes = {a.unit_id: a.codes for a in read_annotations(tmp_path / "one")}
+    assert {a.unit_id: a.codes for a in read_annotations(tmp_path / "two")} == codes

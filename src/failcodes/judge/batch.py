@@ -135,8 +135,14 @@ class BatchRun:
             if self.mode.group is not None:
                 grouped = groups_by_claim(fresh, self.mode.group.size)
                 singles = [g[0] for g in grouped if len(g) == 1]
+                groups = [g for g in grouped if len(g) > 1]
+                # a group whose whole answer the cache holds (a grouped run before, in
+                # batches or by direct calls) is not sent again: a second batch run on a warm
+                # cache sent every group again, and the dry run counted them as items too
+                groups, alone = self._groups_from_cache(groups)
+                singles += alone
                 summary.judged_alone += len(singles)
-                self.ledger.queue(singles, [g for g in grouped if len(g) > 1])
+                self.ledger.queue(singles, groups)
             else:
                 self.ledger.queue(fresh)
         while True:
@@ -145,6 +151,32 @@ class BatchRun:
             if not open_ids:
                 break
             await self._poll_and_collect(open_ids)
+
+    def _groups_from_cache(self, groups: list[list[Unit]]) -> tuple[list[list[Unit]], list[Unit]]:
+        """Record the groups the response cache answers whole; the others, and units to ask alone.
+
+        As a grouped run by direct calls does (:meth:`GroupJudge.judge_group`): a cached group
+        answer one of whose results is invalid leaves that unit to be asked alone.
+        """
+        assert self.groups is not None
+        if self.judge.cache is None:
+            return groups, []
+        rest: list[list[Unit]] = []
+        alone: list[Unit] = []
+        for group in groups:
+            hit = self.judge.lookup(self.groups.key(self.groups.request(group)))
+            if hit is None:
+                rest.append(group)
+                continue
+            raw = (hit.raw_request, hit.raw_response)
+            done, left = self.groups.settle(
+                group, hit.payload, TokenUsage(), raw, cache_hit=True, attempts=0, batch=True
+            )
+            self.session.summary.grouped_units += len(done)
+            for out in done:
+                self.session.record(out)
+            alone += [unit for unit, _ in left]
+        return rest, alone
 
     async def _submit_queued(self) -> None:
         """Submit every queued item in provider-sized batches."""
@@ -285,6 +317,12 @@ class BatchRun:
             attempts=item.attempts,
             batch=True,
         )
+        if not alone:  # the group's whole answer, for a later run's groups (as direct calls)
+            key = self.groups.key(self.groups.request(item.units))
+            template = self.groups.template
+            self.judge.remember(
+                key, payload, item.tokens, raw_request, raw_response, template=template
+            )
         summary = self.session.summary
         summary.groups += 1
         summary.grouped_units += len(done)

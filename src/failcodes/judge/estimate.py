@@ -380,9 +380,9 @@ def estimate_units(
         group_prefix = estimate_tokens(judge.system) + estimate_tokens(
             json.dumps(group_schema(judge.schema))
         )
-        # a grouped run by direct calls finds a group's whole answer in the cache (batch mode
-        # does not look): the dry run said 70 calls where the run made none
-        salt = group_template_hash() if every is None and judge.cache is not None else None
+        # a grouped run finds a group's whole answer in the cache (by direct calls or in
+        # batches): the dry run said 70 calls where the run made none
+        salt = group_template_hash() if judge.cache is not None else None
         for members in chunked_groups(zip(positions, todo, strict=True), group.size, every):
             if len(members) == 1:
                 shapes.append(CallShape(prefix, user_tokens[members[0].id]))
