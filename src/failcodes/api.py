@@ -14,7 +14,7 @@ from typing import Any
 
 from failcodes.commands.base import Note, Request
 from failcodes.csvcells import raw_cells
-from failcodes.errors import file_errors
+from failcodes.errors import ConfigError, file_errors
 from failcodes.fileio import notes_to
 
 
@@ -45,6 +45,16 @@ def run(request: Request, *, note: Note = _stderr, raw_csv: bool = False) -> Any
     ``report``): CSV text cells written as they are, not neutralised against spreadsheet
     formulas (:mod:`failcodes.csvcells`), for a program that reads the CSV itself.
     """
+    if not isinstance(request, Request):  # a dict from JSON: AttributeError 'run'
+        raise ConfigError(
+            f"request: expected a request (failcodes.MetricsRequest(...), ...), not "
+            f"{type(request).__name__}"
+            + (
+                " (build it: failcodes.MetricsRequest.model_validate(d))"
+                if isinstance(request, dict)
+                else ""
+            )
+        )
     runner: Any = request
     told: list[str] = []
 

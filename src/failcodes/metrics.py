@@ -21,6 +21,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -1246,6 +1247,10 @@ def compute_metrics(
     for name, given in (("traces", traces), ("labels", labels)):
         if hasattr(given, "to_parquet"):  # a DataFrame: its column names read as rows
             raise ConfigError(f"{name}: a DataFrame; read the file with failcodes.read_{name}")
+        if isinstance(given, str | Path):  # a path: 'runs/a.jsonl' read letter by letter
+            raise ConfigError(
+                f"{name}: a path ({str(given)!r}); read the file with failcodes.read_{name}"
+            )
     if isinstance(traces, SentenceColumns) and lvl is Level.CLAIM:
         raise ValueError("claim-level metrics need the claims: read_trace_columns, not groups")
     if not isinstance(traces, TraceColumns | SentenceColumns):  # in memory: the CLI's checks

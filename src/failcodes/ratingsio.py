@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 import re
 from pathlib import Path
 from typing import Any
 
 from failcodes import tableio
-from failcodes.errors import InputError
+from failcodes.errors import ConfigError, InputError
 from failcodes.jsonio import iter_jsonl
 from failcodes.parquetio import open_parquet
 from failcodes.sheetio import is_spreadsheet, sheet_rows
@@ -38,6 +39,15 @@ def read_ratings_frame(path: str | Path, sets: str | None = None) -> Any:
     """
     import pandas as pd  # lazy: pandas costs ~0.2 s at start-up
 
+    if not isinstance(path, str | os.PathLike):  # a DataFrame: TypeError from Path()
+        raise ConfigError(
+            f"path: expected a file's path, not {type(path).__name__}"
+            + (
+                " (a frame needs no reading: give it to ratings_from_frame)"
+                if hasattr(path, "to_parquet")
+                else ""
+            )
+        )
     p = Path(path)
     if not p.exists():
         raise InputError("file not found", path=p)

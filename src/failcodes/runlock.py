@@ -49,8 +49,20 @@ class FolderLockedError(FailcodesError):
     """Another live process is writing to the same folder."""
 
 
-_held: dict[Path, tuple[IO[str], int]] = {}
+#: Folders this process holds: the lock file, the depth of nested holds and the thread
+#: holding it. Re-entrant within that thread alone: two threads of a notebook
+#: (``failcodes.run`` from a thread pool) on one judge run wrote one journal at once
+#: (sqlite3.IntegrityError) and two ``run_study`` on one study ran every step twice
+#: together (KeyError from the second's release).
+_held: dict[Path, tuple[IO[str], int, int]] = {}
 _guard = threading.Lock()
+
+
+def _other_thread(key: Path, what: str) -> FolderLockedError:
+    return FolderLockedError(
+        f"{key}: this {what} is in use by another thread of this process; wait for it to "
+        "finish, or write to another folder"
+    )
 
 
 def lock_holder(folder: str | Path) -> dict[str, Any] | None:
@@ -106,10 +118,13 @@ def folder_lock(folder: str | Path, *, what: str = "folder") -> Iterator[Path]:
     Raises :class:`FolderLockedError` immediately when another live process holds it.
     """
     key = Path(folder).resolve()
+    me = threading.get_ident()
     with _guard:
         if key in _held:
-            fh, depth = _held[key]
-            _held[key] = (fh, depth + 1)
+            fh, depth, owner = _held[key]
+            if owner != me:
+                raise _other_thread(key, what)
+            _held[key] = (fh, depth + 1, owner)
             reentered = True
         else:
             reentered = False
@@ -118,12 +133,18 @@ def folder_lock(folder: str | Path, *, what: str = "folder") -> Iterator[Path]:
             yield key
         finally:
             with _guard:
-                fh, depth = _held[key]
-                _held[key] = (fh, depth - 1)
+                fh, depth, owner = _held[key]
+                _held[key] = (fh, depth - 1, owner)
         return
-    fh = _acquire(key, what)
+    try:
+        fh = _acquire(key, what)
+    except FolderLockedError:
+        with _guard:  # taken by another thread between the look above and the flock
+            if key in _held:
+                raise _other_thread(key, what) from None
+        raise
     with _guard:
-        _held[key] = (fh, 1)
+        _held[key] = (fh, 1, me)
     try:
         yield key
     finally:
@@ -142,7 +163,12 @@ def reading_lock(folder: str | Path, *, busy: str) -> Iterator[Path]:
     """
     key = Path(folder).resolve()
     with _guard:
-        held = key in _held
+        owner = _held[key][2] if key in _held else None
+    if owner is not None and owner != threading.get_ident():
+        raise FolderLockedError(
+            f"{key}: " + busy.replace("{holder}", "another thread of this process")
+        )
+    held = owner is not None
     path = key / LOCK_NAME
     if held or fcntl is None or not path.is_file():
         yield key

@@ -14,6 +14,7 @@ import pandas as pd
 from markupsafe import escape
 
 from failcodes.csvcells import safe_frame
+from failcodes.errors import ConfigError, choice
 
 _LATEX_SPECIALS = {
     "\\": r"\textbackslash{}",
@@ -242,6 +243,32 @@ def _constant_keys(frame: pd.DataFrame, keys: int) -> tuple[pd.DataFrame, list[t
     return frame.drop(columns=[c for c, _ in constant]), constant
 
 
+def with_row_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the names of its rows as columns: a named index, or one of labels.
+
+    ``render_table(df.groupby("system")[["tp"]].sum(), "md")`` (or ``df.describe()``) wrote
+    the numbers without the systems (statistics) they belong to: rows are written without
+    their index. Row numbers (a range or whole-number index without a name) are no names.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ConfigError(f"frame: expected a pandas DataFrame, not {type(frame).__name__}")
+    index = frame.index
+    named = any(name is not None for name in index.names)
+    labels = index.nlevels == 1 and not (
+        pd.api.types.is_integer_dtype(index.dtype) or isinstance(index, pd.RangeIndex)
+    )
+    if not (named or labels):
+        return frame
+    taken = {str(c) for c in frame.columns}
+    clash = [str(n) for n in index.names if n is not None and str(n) in taken]
+    if clash:
+        raise ConfigError(
+            f"frame: its index {clash[0]!r} is also a column name: reset or drop one "
+            "(frame.reset_index(drop=True) writes the rows without the index)"
+        )
+    return frame.reset_index()
+
+
 def render_table(
     frame: pd.DataFrame,
     fmt: TableFormat | str,
@@ -264,7 +291,8 @@ def render_table(
     neutralised (:mod:`failcodes.csvcells`); a NUL, which no CSV cell carries, is refused
     naming ``path`` (the file to be written).
     """
-    fmt = TableFormat(fmt)
+    fmt = choice(TableFormat, {"markdown": "md", "tex": "latex"}.get(str(fmt), fmt), "fmt")
+    frame = with_row_names(frame)
     if fmt is TableFormat.CSV:
         buf = io.StringIO()
         safe_frame(frame, path or f"the table {label or caption!r}").to_csv(buf, index=False)

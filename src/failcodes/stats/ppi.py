@@ -69,6 +69,31 @@ def _arr(values: npt.ArrayLike) -> FloatArray:
     return np.asarray(values, dtype=np.float64)
 
 
+def _same_index(y: object, yhat: object) -> None:
+    """Refuse two pandas Series whose indexes differ: the codes are paired by position.
+
+    ``ppi_mean(df.y, other.yhat)`` with ``other`` sorted another way paired each human code
+    with another unit's judge code at no word: where the judge agreed on every unit, a
+    standard error 2.2 times the aligned one (tests/test_s27_t27api.py).
+    """
+    y_index, yhat_index = getattr(y, "index", None), getattr(yhat, "index", None)
+    if not hasattr(y_index, "equals") or not hasattr(yhat_index, "equals"):
+        return  # not two Series (a list's .index is a method): no pandas import for it
+    assert y_index is not None and yhat_index is not None
+    if y_index.equals(yhat_index):
+        return
+    at = next(
+        (i for i, (a, b) in enumerate(zip(y_index, yhat_index, strict=False)) if a != b),
+        min(len(y_index), len(yhat_index)),
+    )
+    shown = [repr(ix[at]) if at < len(ix) else "(none)" for ix in (y_index, yhat_index)]
+    raise StatisticsError(
+        f"y and yhat are pandas Series whose indexes differ (position {at}: {shown[0]} in "
+        f"y, {shown[1]} in yhat): their codes are paired by position; align them first "
+        "(yhat.reindex(y.index)) or give arrays (.to_numpy())"
+    )
+
+
 @dataclass(frozen=True)
 class Moments:
     """Sums over reviewed (``n``) and unreviewed (``n_unlabeled``) units; any array shape.
@@ -97,6 +122,7 @@ class Moments:
         ``y`` and ``yhat``: human and judge codes of the reviewed units; ``yhat_unlabeled``:
         judge codes of the others.
         """
+        _same_index(y, yhat)
         try:
             y_a, yhat_a, u_a = _arr(y), _arr(yhat), _arr(yhat_unlabeled)
         except (TypeError, ValueError) as exc:  # numpy's words ("could not convert string")
@@ -110,8 +136,14 @@ class Moments:
                 f"y has {y_a.size} values but yhat has {yhat_a.size}: one judge code per "
                 "reviewed unit is needed"
             )
-        if not (np.isfinite(y_a).all() and np.isfinite(yhat_a).all() and np.isfinite(u_a).all()):
-            raise StatisticsError("codes must be finite numbers (no NaN)")
+        for name, arr in (("y", y_a), ("yhat", yhat_a), ("yhat_unlabeled", u_a)):
+            bad = np.flatnonzero(~np.isfinite(arr))
+            if bad.size:  # which array and where: "no NaN" left a notebook to search three
+                raise StatisticsError(
+                    f"codes must be finite numbers (no NaN): {name}[{bad[0]}] is {arr[bad[0]]}"
+                    + (f" ({bad.size} such values)" if bad.size > 1 else "")
+                    + "; leave a unit without a code out of all three"
+                )
         return cls(
             n=_arr(y_a.size),
             sum_y=_arr(y_a.sum()),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,13 +22,13 @@ import numpy as np
 import pandas as pd
 
 from failcodes.codesets import AND_JOINER, AND_PARTS, SET_SEPARATORS, listed_items
-from failcodes.errors import InputError, StatisticsError
+from failcodes.errors import ConfigError, InputError, StatisticsError
 from failcodes.idzeros import without_leading_zeros
 from failcodes.numbertext import whole_number_text
 from failcodes.spelling import spelling_key
 from failcodes.stats.agreement import AgreementResult, Weights, agreements
 from failcodes.stats.bootstrap import FloatArray
-from failcodes.stats.names import STATISTICS
+from failcodes.stats.names import LEVELS, STATISTICS, WEIGHTS
 from failcodes.stats.summaries import (
     MIN_SHARE,
     Summary,
@@ -632,6 +632,60 @@ def _not_two_spellings(
     )
 
 
+def _names(value: object, name: str) -> list[str] | None:
+    """``raters`` / ``categories`` as a list of names: a lone string is refused, not spelt out.
+
+    ``raters="r1"`` was read letter by letter ("no rater column(s) ['r', '1']").
+    """
+    if value is None:
+        return None
+    if isinstance(value, str) or not isinstance(value, Sequence | pd.Index | np.ndarray):
+        raise ConfigError(
+            f"{name}: expected a list of names, not {type(value).__name__} {value!r}"
+            + (f" (give [{value!r}])" if isinstance(value, str) else "")
+        )
+    return [str(v) for v in value]
+
+
+def _frame_arguments(
+    frame: object,
+    unit_column: object,
+    raters: object,
+    categories: object,
+) -> tuple[pd.DataFrame, str | None, list[str] | None, list[str] | None]:
+    """A notebook's frame with its column names as text, and the names given as text too.
+
+    ``pd.DataFrame(matrix)`` has the column names 0, 1: a KeyError '0' from pandas, and
+    ``raters=[0, 1]`` was refused as "no rater column(s) [0, 1] (columns: ['0', '1'])".
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ConfigError(
+            f"frame: expected a pandas DataFrame, not {type(frame).__name__}"
+            + (
+                " (read the file with failcodes.read_ratings_frame)"
+                if isinstance(frame, str | Path)
+                else ""
+            )
+        )
+    if isinstance(frame.columns, pd.MultiIndex):
+        raise ConfigError(
+            f"frame: its columns have {frame.columns.nlevels} levels "
+            f"({', '.join(map(str, frame.columns[:2]))}, ...): give one name per column, "
+            "e.g. frame.columns = ['_'.join(map(str, c)) for c in frame.columns]"
+        )
+    names = [str(c) for c in frame.columns]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ConfigError(
+            f"frame: column name {twice[0]!r} is on {names.count(twice[0])} columns "
+            "(as text): give each column a name of its own"
+        )
+    if names != list(frame.columns):
+        frame = frame.set_axis(names, axis=1)
+    unit = None if unit_column is None else str(unit_column)
+    return frame, unit, _names(raters, "raters"), _names(categories, "categories")
+
+
 def ratings_from_frame(
     frame: pd.DataFrame,
     *,
@@ -650,6 +704,10 @@ def ratings_from_frame(
     are chosen by :func:`choose_columns` (or given as ``columns``, chosen once on a whole
     table that is analysed in parts); the table records which column was used and why.
     """
+    if columns is None:  # the Python API: a notebook's frame, its names as a user gave them
+        frame, unit_column, raters, categories = _frame_arguments(
+            frame, unit_column, raters, categories
+        )
     if columns is None and any(name is not None for name in frame.index.names):
         # unit ids in a named index (`frame.set_index("item")`, as pandas users keep them):
         # left out, a long table's 'annotator' and 'code' columns were two raters and a wide
@@ -1250,6 +1308,33 @@ def undefined_single_rated(
     )
 
 
+def _asked(
+    table: object, statistics: object, level: str, weights: object, n_bootstrap: object
+) -> list[str]:
+    """``agreement_table``'s arguments checked as the CLI's choices are: one line, its name.
+
+    A DataFrame for the table was an AttributeError ('ordered'); ``"cohen"`` alone read
+    letter by letter ("unknown statistic 'c'"); ``level="nominl"`` and ``weights="quadratc"``
+    were refused as "need ordered categories"; ``n_bootstrap=True`` a TypeError.
+    """
+    if not isinstance(table, RatingsTable):
+        raise ConfigError(
+            f"table: expected a RatingsTable, not {type(table).__name__} (make one with "
+            "failcodes.ratings_from_frame(frame))"
+        )
+    if isinstance(statistics, str):  # one statistic, as agree's --stat takes
+        statistics = [statistics]
+    if level not in LEVELS:
+        raise ConfigError(f"level: {level!r} is not one of {', '.join(LEVELS)}")
+    if isinstance(weights, str) and weights not in WEIGHTS:
+        raise ConfigError(f"weights: {weights!r} is not one of {', '.join(WEIGHTS)}")
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int | np.integer):
+        raise ConfigError(f"n_bootstrap: expected a whole number >= 0, not {n_bootstrap!r}")
+    if not isinstance(statistics, Iterable):
+        raise ConfigError(f"statistics: expected a list of names, not {statistics!r}")
+    return [str(s) for s in statistics]
+
+
 def agreement_table(
     table: RatingsTable,
     statistics: Sequence[str] = STATISTICS,
@@ -1275,6 +1360,7 @@ def agreement_table(
     (``categories``), it keeps its documented quadratic default.
     ``clusters``: one id per row (rows of a unit share it).
     """
+    statistics = _asked(table, statistics, level, weights, n_bootstrap)
     weighted = weights is not None and not (isinstance(weights, str) and weights == "none")
     if not table.ordered and (level != "nominal" or weighted):
         raise StatisticsError(

@@ -1,0 +1,170 @@
+"""Session 27, helper t27api: the library API as a second researcher uses it from a notebook.
+
+Hand-built pandas frames with the shapes a notebook makes (a frame straight from a numpy
+matrix, a groupby result, two Series sorted two ways), and the arguments a notebook gets wrong
+(a path where objects go, one name where a list goes, a misspelt word). Expected values are
+worked by hand beside the assertions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import failcodes as fc
+from failcodes.errors import FailcodesError
+
+# Two raters, five units (a notebook's matrix: rows units, columns raters):
+#   r1 = 1 1 0 0 1, r2 = 1 0 0 0 1 -> agree on 4 of 5, p_o = 0.8;
+#   r1 rates 1 on 3/5, r2 on 2/5: p_e = 0.6 * 0.4 + 0.4 * 0.6 = 0.48;
+#   Cohen's kappa = (0.8 - 0.48) / (1 - 0.48) = 0.32 / 0.52 = 0.615385
+MATRIX = [[1, 1], [1, 0], [0, 0], [0, 0], [1, 1]]
+KAPPA = 0.32 / 0.52
+
+
+def _values(results: list[Any]) -> dict[str, float | None]:
+    return {r.statistic: r.value for r in results}
+
+
+def test_a_frame_made_from_a_numpy_matrix_gives_its_kappa() -> None:
+    """Before: `pd.DataFrame(matrix)` (column names 0 and 1, not text) raised pandas'
+    KeyError '0' from ratings_from_frame; `raters=[0, 1]` was refused as "no rater column(s)
+    [0, 1] (columns: ['0', '1'])", naming the columns it had been given."""
+    frame = pd.DataFrame(np.array(MATRIX))
+    table = fc.ratings_from_frame(frame)
+    assert table.raters == ["0", "1"]
+    got = _values(fc.agreement_table(table, ["percent", "cohen"]))
+    assert got["percent"] == pytest.approx(0.8)
+    assert got["cohen"] == pytest.approx(KAPPA)  # 0.615385, worked above
+    named = fc.ratings_from_frame(frame, raters=[0, 1])
+    assert _values(fc.agreement_table(named, ["cohen"]))["cohen"] == pytest.approx(KAPPA)
+
+
+def test_ratings_from_frame_refuses_what_it_cannot_read_in_one_line() -> None:
+    """Before: a MultiIndex header (a pivot_table's) was a KeyError "('a', 'item')", a
+    file's path an AttributeError ('builtin_function_or_method' has no 'names'), and
+    `raters="r1"` was read letter by letter: "no rater column(s) ['r', '1']"."""
+    frame = pd.DataFrame({"item": ["u1", "u2"], "r1": ["a", "b"], "r2": ["a", "a"]})
+    two_levels = frame.set_axis(pd.MultiIndex.from_product([["x"], frame.columns]), axis=1)
+    with pytest.raises(FailcodesError, match=r"^frame: its columns have 2 levels"):
+        fc.ratings_from_frame(two_levels)
+    with pytest.raises(FailcodesError, match=r"read the file with failcodes.read_ratings_frame"):
+        fc.ratings_from_frame("ratings.csv")
+    with pytest.raises(FailcodesError, match=r"^raters: expected a list of names, not str 'r1'"):
+        fc.ratings_from_frame(frame, raters="r1")
+    clash = pd.DataFrame([[1, 1], [0, 1]], columns=pd.Index([1, "1"], dtype=object))
+    with pytest.raises(FailcodesError, match=r"column name '1' is on 2 columns"):
+        fc.ratings_from_frame(clash)
+
+
+def test_agreement_table_names_the_argument_a_notebook_got_wrong() -> None:
+    """Before: a DataFrame given as the table was an AttributeError ('ordered'); "cohen"
+    alone was read letter by letter ("unknown statistic 'c'"); level="nominl" and
+    weights="quadratc" were refused as if the labels needed an order ("need ordered
+    categories ... give the category order"); n_bootstrap=True a TypeError."""
+    frame = pd.DataFrame(
+        {"item": list("abcde"), "r1": list("xxyyx"), "r2": list("xyyyx")}
+    )  # x/y as MATRIX's 1/0: kappa 0.615385
+    table = fc.ratings_from_frame(frame)
+    assert _values(fc.agreement_table(table, "cohen")) == {"cohen": pytest.approx(KAPPA)}
+    with pytest.raises(FailcodesError, match=r"^table: expected a RatingsTable, not DataFrame"):
+        fc.agreement_table(frame)  # type: ignore[arg-type]
+    with pytest.raises(FailcodesError, match=r"^level: 'nominl' is not one of nominal, ordinal"):
+        fc.agreement_table(table, ["cohen"], level="nominl")
+    with pytest.raises(FailcodesError, match=r"^weights: 'quadratc' is not one of none, linear"):
+        fc.agreement_table(table, ["cohen"], weights="quadratc")  # type: ignore[arg-type]
+    with pytest.raises(FailcodesError, match=r"^n_bootstrap: expected a whole number"):
+        fc.agreement_table(table, ["cohen"], n_bootstrap=True)
+
+
+def test_ppi_mean_refuses_two_series_indexed_two_ways() -> None:
+    """Before: `ppi_mean(df.y, other.yhat)`, the judge's codes sorted another way, paired
+    each human code with another unit's judge code by position at no word.
+
+    Eight reviewed units where the judge agreed on every one, ten unreviewed, lam=1:
+    estimate = mean(unreviewed) + mean(y - yhat) = 6/10 + 0 = 0.6;
+    se = sqrt(var(u)/N + var(y - yhat)/n) = sqrt(0.6*0.4/10 + 0) = 0.154919 (aligned).
+    Paired by position after sorting yhat, the differences 1,0,1,1,-1,0,-1,-1 have variance
+    0.75: se = sqrt(0.024 + 0.75/8) = 0.343147, 2.2 times as wide, and main returned it."""
+    y = pd.Series([1, 0, 1, 1, 0, 1, 0, 0], index=list("abcdefgh"))
+    unreviewed = [1, 0, 1, 1, 0, 0, 1, 0, 1, 1]
+    aligned = fc.ppi_mean(y, y.copy(), unreviewed, lam=1)
+    assert aligned.estimate == pytest.approx(0.6)
+    assert aligned.se == pytest.approx(0.154919, abs=1e-6)
+    with pytest.raises(FailcodesError, match=r"indexes differ \(position 0: 'a' in y, 'b' in"):
+        fc.ppi_mean(y, y.sort_values(), unreviewed, lam=1)
+    shuffled = fc.ppi_mean(y.to_numpy(), y.sort_values().to_numpy(), unreviewed, lam=1)
+    assert shuffled.se == pytest.approx(0.343147, abs=1e-6)  # arrays: by position, as asked
+    with pytest.raises(FailcodesError, match=r"y\[2\] is nan"):
+        fc.ppi_mean(pd.array([1, 0, None, 1], dtype="Int64"), [1, 0, 1, 1], [1, 0])
+
+
+def test_render_table_keeps_the_row_names_of_a_groupby() -> None:
+    """Before: `render_table(df.groupby("system")[["tp"]].sum(), ...)` wrote the column tp
+    alone, '3' and '3', without the systems A and B they are the sums of (rows are written
+    without their index); "markdown" was a ValueError ('markdown' is not a valid
+    TableFormat), "latx" too."""
+    df = pd.DataFrame({"system": ["A", "A", "B"], "tp": [1, 2, 3]})
+    sums = df.groupby("system")[["tp"]].sum()  # A: 1 + 2 = 3, B: 3
+    assert fc.render_table(sums, "csv").splitlines() == ["system,tp", "A,3", "B,3"]
+    assert "| A | 3 |" in fc.render_table(sums, "markdown")
+    described = df[["tp"]].describe()  # unnamed index of statistics' names: count = 3
+    assert "count,3.0" in fc.render_table(described, "csv").splitlines()
+    plain = df[df["system"] == "B"]  # row numbers (index [2]) stay out
+    assert fc.render_table(plain, "csv").splitlines() == ["system,tp", "B,3"]
+    with pytest.raises(FailcodesError, match=r"^fmt: 'latx' is not one of md, latex, html, csv"):
+        fc.render_table(sums, "latx")
+
+
+def test_a_path_or_a_dict_where_objects_go_is_one_line(tmp_path: Path) -> None:
+    """Before: compute_metrics("runs/a.jsonl", ...) was an AttributeError ('str' has no
+    'system'), failcodes.run(dict) one ('dict' has no 'run'), read_ratings_frame(frame) a
+    TypeError from Path()."""
+    with pytest.raises(FailcodesError, match=r"^traces: a path \('t.jsonl'\); read the file"):
+        fc.compute_metrics("t.jsonl", [], "refuted")  # type: ignore[arg-type]
+    with pytest.raises(FailcodesError, match=r"^request: expected a request .*not dict"):
+        fc.run({"traces": [str(tmp_path / "t.jsonl")]})  # type: ignore[arg-type]
+    with pytest.raises(FailcodesError, match=r"^path: expected a file's path, not DataFrame"):
+        fc.read_ratings_frame(pd.DataFrame({"r1": [1]}))
+
+
+def test_a_folder_one_thread_writes_is_refused_to_another_thread(tmp_path: Path) -> None:
+    """Before: the lock on a judge run or a study was re-entrant for the whole process, so a
+    notebook's second thread walked in: two `failcodes.run(JudgeRequest(output=same))` from a
+    thread pool wrote one journal at once (sqlite3.IntegrityError: UNIQUE constraint failed:
+    annotations.unit_id), two `run_study(same)` ran the steps together (KeyError from the
+    second's release), and a report read a study another thread was writing. Within the
+    holding thread a nested hold still re-enters (a study step's own judge run)."""
+    import threading
+
+    from failcodes.runlock import FolderLockedError, folder_lock, reading_lock
+
+    seen: list[str] = []
+
+    def other() -> None:
+        for take in (
+            lambda: folder_lock(tmp_path, what="judge run"),
+            lambda: reading_lock(tmp_path, busy="written by {holder}"),
+        ):
+            try:
+                with take():
+                    seen.append("entered")
+            except FolderLockedError as exc:
+                seen.append(exc.one_line())
+
+    # the same thread holds it twice: re-entered
+    with folder_lock(tmp_path, what="judge run"), folder_lock(tmp_path, what="judge run"):
+        thread = threading.Thread(target=other)
+        thread.start()
+        thread.join()
+    assert seen == [
+        f"{tmp_path.resolve()}: this judge run is in use by another thread of this process; "
+        "wait for it to finish, or write to another folder",
+        f"{tmp_path.resolve()}: written by another thread of this process",
+    ]
+    with folder_lock(tmp_path, what="judge run"):  # released: free again
+        pass
