@@ -8,6 +8,7 @@ with options alone: ``column_map`` (``--map``), the ids' defaults and ``ids``, n
 
 from __future__ import annotations
 
+import ast
 import codecs
 import contextlib
 import itertools
@@ -344,6 +345,8 @@ def _passages(
             rank += 1
             continue
         if isinstance(cell, str):
+            cell = _listed_texts(cell, pc.column, path, line)
+        if isinstance(cell, str):
             items = [cell] if cell.strip() else []
             ids = [f"{claim_id}:{pc.column}"]
             rank += 1
@@ -371,6 +374,50 @@ def _passages(
                 passage["source"] = pc.source
             out.append(passage)
     return out
+
+
+def _list_literal(cell: str) -> list[Any] | None:
+    """A cell holding a list written as text: JSON (``["a", "b"]``) or Python's (``['a', 'b']``).
+
+    A CSV (or a sheet) cannot hold a list: ``json.dumps`` writes it as JSON text, pandas'
+    ``to_csv`` as Python's. ``None`` when the cell is no such list.
+    """
+    text = cell.strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+    return value if isinstance(value, list) else None
+
+
+def _listed_texts(cell: str, column: str, path: Path, line: int) -> str | list[Any]:
+    """A passage column's text cell, or the list of texts it writes as text.
+
+    A CSV of retrieved contexts (a list column saved by pandas, ``"['Aspirin reduces
+    fever.', 'x']"``) was read as one passage whose text was the list: 1 passage a claim for
+    2, Table 8's units and attribution's "none of the 1 retrieved passages" counted so, exit
+    0. A list of passage objects is the ``passages`` field's (``--map COLUMN=passages``).
+    """
+    value = _list_literal(cell)
+    if value is None or not value:
+        return cell if value is None else []
+    if all(isinstance(x, str | None) for x in value):
+        return value
+    if any(isinstance(x, dict) for x in value):
+        raise InputError(
+            "a passage column's cell holds a list of objects (passages with fields?): map "
+            f"it to the passages field, --map {column}=passages, and name the text key "
+            "(--map KEY=text)",
+            path=path,
+            line=line,
+            field=column,
+        )
+    return cell
 
 
 def _text_ids(
@@ -462,10 +509,7 @@ def _json_list(cell: str, path: Path, line: int) -> Any:
     """A passages cell of a CSV: a JSON list (of passage objects or texts); empty is none."""
     if not cell.strip():
         return []
-    try:
-        value = json.loads(cell)
-    except json.JSONDecodeError:
-        value = None
+    value = _list_literal(cell)  # pandas' to_csv writes a list as Python's text
     if not isinstance(value, list):
         raise InputError(
             "a passages cell holds a JSON list of passage objects or texts "
@@ -987,6 +1031,8 @@ class TableStream:
             raise _in_row(_verdict_column(exc, raw, spec), where) from None
         if spec.ids == "line" and trace.claim_id == f"L{line}" and not where:
             _one_row_a_line(tally, raw, path, line, spec.duplicates == "keep")
+        if trace.sentence and not tally.id_given[(path, "sentence_id")][0]:
+            _one_sentence_one_id(tally.made_ids, trace, path, line, where)
         tally.count += 1
         return _Row(trace, label, raw, path, line, where)
 
@@ -1338,6 +1384,9 @@ class _Tally:
     contents: dict[str, int] = field(default_factory=dict)
     #: with ``--option ids=line``: the file and line of the row read last
     last_line: tuple[Path, int] | None = None
+    #: sentence ids the tool made (no column gives one), by the hash of (system, question,
+    #: sentence text) of a claim row: the id and its line (:func:`_one_sentence_one_id`)
+    made_ids: dict[int, tuple[str, int]] = field(default_factory=dict)
 
     def new_system(
         self, system: str, path: Path, line: int, listed: frozenset[str] | None = None
@@ -1540,6 +1589,41 @@ def _ids_given_alike(
             line=line,
             field=name,
         )
+
+
+def _one_sentence_one_id(
+    made: dict[int, tuple[str, int]], trace: Trace, path: Path, line: int, where: str
+) -> None:
+    """Refuse one sentence's claims given two sentence ids the tool made (no column gives one).
+
+    A claim table of question, sentence text, claim and verdict (``--option ids=line`` or
+    ``ids=claim``, or a claim id column alone) made each claim a sentence of its own: the
+    sentence 'Aspirin cures cancer and lowers fever.' of two claims, one refuted, counted
+    twice (n 4, TP 1, FN 1, TN 2 where by hand its 3 sentences give TP 1, TN 2), exit 0.
+    A row whose claim is its sentence (a sentence-level table) is no claim of another's.
+    """
+    sentence = spelling_key(trace.sentence or "")
+    if spelling_key(trace.claim) == sentence:
+        return
+    key = hash((trace.system, trace.question_id, sentence))
+    first, at = made.setdefault(key, (trace.sentence_id, line))
+    if first == trace.sentence_id:
+        return
+    raise _in_row(
+        InputError(
+            f"sentence {clip(trace.sentence or '')!r} of question {trace.question_id!r} (system "
+            f"{trace.system!r}) is at line {at} too, with no sentence id: each row's claim "
+            f"would be a sentence of its own ({first!r}, {trace.sentence_id!r}), the sentence "
+            "counted once per claim; give each row its sentence id (--map COLUMN="
+            "sentence_id), or make it from the text: --map SENTENCE_COLUMN=sentence_id "
+            "beside --map SENTENCE_COLUMN=sentence, with --option ids=claim --option "
+            "sentence_ids=question",
+            path=path,
+            line=line,
+            field="sentence",
+        ),
+        where,
+    )
 
 
 def _in_row(exc: InputError, where: str) -> InputError:
