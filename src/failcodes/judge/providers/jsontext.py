@@ -6,6 +6,7 @@ reasoning models put around a structured answer taken off; anything else stays t
 
 from __future__ import annotations
 
+import json
 import re
 
 from failcodes.errors import FailcodesError
@@ -49,3 +50,15 @@ def json_payload(text: str) -> object:
         return text
     value = _strict(candidate)
     return text if value is _NOT_JSON else value
+
+
+def body_json(text: str) -> object:
+    """A reply body the SDK gave as text (not a JSON content type), decoded if it is JSON.
+
+    A compatible server's JSON under another content type is its reply; anything else (an
+    HTML page) stays text, for the provider to name as a body that is not JSON.
+    """
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

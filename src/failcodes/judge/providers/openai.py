@@ -26,7 +26,7 @@ from failcodes.judge.providers.base import (
 )
 from failcodes.judge.providers.credentials import api_key
 from failcodes.judge.providers.credentials import base_url as checked_base_url
-from failcodes.judge.providers.jsontext import json_payload
+from failcodes.judge.providers.jsontext import body_json, json_payload
 from failcodes.judge.providers.sdkerrors import not_json, sdk_errors
 from failcodes.judge.schema import NoAnswer
 
@@ -50,14 +50,6 @@ def _text_of(content: object) -> str:
 
 def _mapping(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _json_object(text: str) -> object:
-    """``text`` decoded if it is JSON (a compatible server's JSON under another content type)."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 def on_this_machine(base_url: str | None) -> bool:
@@ -197,7 +189,7 @@ class OpenAIProvider:
                     options={"security": {"bearer_auth": True}},
                 )
                 if isinstance(completion, str):  # not a JSON content type: the SDK's text
-                    completion = _json_object(completion)
+                    completion = body_json(completion)
         except RecursionError:  # a body nested too deeply to decode
             return too_deep(body)
         if not isinstance(completion, dict):  # an HTML page, a JSON list or null
