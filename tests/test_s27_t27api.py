@@ -168,3 +168,72 @@ def test_a_folder_one_thread_writes_is_refused_to_another_thread(tmp_path: Path)
     ]
     with folder_lock(tmp_path, what="judge run"):  # released: free again
         pass
+
+
+def test_traces_and_labels_built_from_a_frame_read_as_the_same_rows_in_a_file() -> None:
+    """Before: `failcodes.Trace(**row)` over `df.to_dict("records")` was refused by pydantic
+    for ids 1, 2 (an integer column: "Input should be a valid string") and for the verdict
+    "Supported" as the pipeline writes it, and `Label(**row)` for sentence ids 11.0 (a float
+    column) and a question id NaN (a blank cell): the same frame written to a file reads as
+    "1", "11", supported (raw_verdict "Supported") and no question id.
+
+    By hand, one system, refuted mapping, any-error aggregation per sentence:
+    s11 = {supported, refuted} -> flagged, labelled error: TP; s12 supported, no error: TN;
+    s21 refuted, no error: FP; s22 supported, error: FN. TP 1, FP 1, FN 1, TN 1, F1 0.5."""
+    traces_frame = pd.DataFrame(
+        {
+            "system": ["A"] * 5,
+            "question_id": [1, 1, 1, 2, 2],
+            "sentence_id": [11, 11, 12, 21, 22],
+            "claim_id": np.arange(1, 6),  # numpy integers, as .to_dict leaves some
+            "claim": ["x1", "x2", "x3", "x4", "x5"],
+            "verdict": ["Supported", "Refuted", "Supported", "No Evidence", "supported"],
+        }
+    )
+    traces_frame.loc[3, "verdict"] = "REFUTED"
+    labels_frame = pd.DataFrame(
+        {
+            "sentence_id": [11.0, 12.0, 21.0, 22.0],
+            "has_error": [True, False, False, True],
+            "question_id": [1, np.nan, 2, 2],
+        }
+    )
+    traces = [fc.Trace(**row) for row in traces_frame.to_dict("records")]
+    labels = [fc.Label(**row) for row in labels_frame.to_dict("records")]
+    assert (traces[0].question_id, traces[0].sentence_id, traces[0].claim_id) == ("1", "11", "1")
+    assert (traces[0].verdict, traces[0].raw_verdict) == ("supported", "Supported")
+    assert traces[4].raw_verdict is None  # written as the verdict itself: nothing to keep
+    assert (labels[0].sentence_id, labels[1].question_id) == ("11", None)
+    row = fc.compute_metrics(traces, labels, "refuted").results[0].flat()
+    assert {k: row[k] for k in ("tp", "fp", "fn", "tn", "f1")} == {
+        "tp": 1,
+        "fp": 1,
+        "fn": 1,
+        "tn": 1,
+        "f1": 0.5,
+    }
+    with pytest.raises(ValueError, match="valid string"):  # a fraction is no id: refused
+        fc.Trace(**{**traces_frame.to_dict("records")[0], "sentence_id": 4.5})
+
+
+def test_compute_metrics_names_a_resample_count_or_seed_that_is_no_whole_number() -> None:
+    """Before: bootstrap=2.0 (a config's float) was a TypeError ('float' object cannot be
+    interpreted as an integer), bootstrap="20" a TypeError ('<' not supported ...), seed=1.5
+    pydantic's ValidationError over 4 lines (BootstrapSettings); numpy's integers work."""
+    from failcodes.errors import ConfigError
+
+    traces = [
+        fc.Trace(system="A", question_id="q1", sentence_id="s1", claim_id="c1", claim="x.",
+                 verdict="refuted")
+    ]  # fmt: skip
+    labels = [fc.Label(sentence_id="s1", has_error=True)]
+    report = fc.compute_metrics(traces, labels, "refuted", bootstrap=np.int64(20), seed=np.int64(1))
+    assert report.results[0].tp == 1  # by hand: s1 flagged (refuted), labelled error: TP
+    for kwargs, said in (
+        ({"bootstrap": 2.0}, "bootstrap: expected a whole number >= 0, not 2.0"),
+        ({"bootstrap": "20"}, "bootstrap: expected a whole number >= 0, not '20'"),
+        ({"bootstrap": 20, "seed": 1.5}, "seed: expected a whole number >= 0, not 1.5"),
+    ):
+        with pytest.raises(ConfigError) as caught:
+            fc.compute_metrics(traces, labels, "refuted", **kwargs)  # type: ignore[arg-type]
+        assert str(caught.value) == said

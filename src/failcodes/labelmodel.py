@@ -10,7 +10,7 @@ from __future__ import annotations
 from pydantic import Field, field_validator, model_validator
 
 from failcodes.contract import FrozenModel
-from failcodes.numbertext import whole_number_text
+from failcodes.numbertext import number_id, whole_number_text
 
 
 class Label(FrozenModel):
@@ -34,6 +34,12 @@ class Label(FrozenModel):
         "label for every system's traces (one answer verified by every system). In one "
         "labels file either every label names its system or none does.",
     )
+
+    @field_validator("sentence_id", "claim_id", "question_id", "system", mode="before")
+    @classmethod
+    def _number_as_text(cls, value: object) -> object:
+        """An id given as a number from Python is its text, as the readers read it."""
+        return number_id(value)
 
     @field_validator("has_error", mode="before")
     @classmethod

@@ -1238,8 +1238,11 @@ def compute_metrics(
     if isinstance(mappings, str | ErrorMapping):  # one mapping, as find_disagreements takes
         mappings = (mappings,)  # ('refuted' was read letter by letter: "unknown mapping 'r'")
     maps = [m if isinstance(m, ErrorMapping) else resolve_mapping(m) for m in mappings]
-    if isinstance(bootstrap, bool) or bootstrap < 0:  # True read as 1 resample
-        raise ConfigError(f"bootstrap: expected a whole number >= 0, not {bootstrap!r}")
+    for name, number in (("bootstrap", bootstrap), ("seed", seed)):
+        # True read as 1 resample; 2.0 or "20" a TypeError, seed 1.5 pydantic's 4 lines
+        whole = isinstance(number, int | np.integer) and not isinstance(number, bool)
+        if not whole or (name == "bootstrap" and number < 0):  # a seed: check_seed below
+            raise ConfigError(f"{name}: expected a whole number >= 0, not {number!r}")
     if bootstrap:
         check_seed(seed)  # before any work: numpy refuses a negative seed with a ValueError
         if not 0 < confidence < 1:

@@ -28,6 +28,30 @@ def whole_number_text(value: object) -> str | None:
     return None
 
 
+def number_id(value: object) -> object:
+    """A whole number given for an id or a name in Python, as its text; else ``value``.
+
+    ``failcodes.Trace(**row)`` over a notebook's ``df.to_dict("records")`` (ids 1, 2, ... an
+    integer column; 7.0 one pandas widened to float for a missing value) was refused by
+    pydantic ("Input should be a valid string") where the same frame written to a file reads
+    as "1", "7": the readers' rule (:func:`failcodes.tableio.id_text`). A bool, a float with a
+    fraction or past 2**53, and anything else is left to the model, which refuses it; pandas'
+    missing value (NaN, pd.NA) is None, as a blank cell is.
+    """
+    if type(value).__name__ == "NAType" or (isinstance(value, float) and value != value):
+        return None  # pandas' missing value (pd.NA, NaN): missing, as a blank cell reads
+    kind = getattr(getattr(value, "dtype", None), "kind", "")  # a numpy scalar's: i, u, f, b
+    if isinstance(value, bool) or kind == "b":
+        return value
+    if isinstance(value, int) or kind in ("i", "u"):
+        return str(int(value))  # type: ignore[call-overload]
+    if isinstance(value, float) or kind == "f":
+        number = float(value)  # type: ignore[arg-type]
+        if number.is_integer() and abs(number) < 2**53:
+            return str(int(number))
+    return value
+
+
 def reads_as_float(text: str) -> bool:
     """Whether ``float(text)`` reads ``text`` (``1e3``, `` 2 ``, ``nan`` and ``inf`` do)."""
     try:

@@ -10,10 +10,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from failcodes.contract import FrozenModel, first_repeat
 from failcodes.errors import ConfigError, InputError
+from failcodes.numbertext import number_id
 from failcodes.verdicts import Verdict, per_system
 
 
@@ -103,6 +104,10 @@ def unique_ranks(passages: tuple[Passage, ...]) -> tuple[Passage, ...]:
     return passages
 
 
+#: The canonical verdicts' values (``Trace(verdict=...)`` written another way: see below).
+_VERDICTS = frozenset(v.value for v in Verdict)
+
+
 class Trace(FrozenModel):
     """One claim as judged by one system."""
 
@@ -137,6 +142,33 @@ class Trace(FrozenModel):
     @classmethod
     def _empty_is_missing(cls, value: object) -> object:
         return empty_as_none(value)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _verdict_as_written(cls, data: object) -> object:
+        """``Trace(verdict="Supported")`` from Python reads as a file's verdict cell does.
+
+        A notebook's ``Trace(**row)`` over the pipeline's "Supported" / "No Evidence" was
+        refused ("Input should be 'supported', ...") where the same rows in a file read as
+        supported / no_evidence, the text kept in ``raw_verdict``. Only the five verdicts
+        written in another case or with spaces or dashes: an alias (true, SUPPORTS) is the
+        readers' (``--alias``), which say what they read it as.
+        """
+        if not isinstance(data, dict):
+            return data
+        raw = data.get("verdict")
+        if not isinstance(raw, str) or raw in _VERDICTS:
+            return data
+        spelled = "_".join(raw.strip().lower().replace("-", " ").split())
+        if spelled not in _VERDICTS:
+            return data
+        return {**data, "verdict": spelled, "raw_verdict": data.get("raw_verdict") or raw}
+
+    @field_validator("system", "question_id", "sentence_id", "claim_id", mode="before")
+    @classmethod
+    def _number_as_text(cls, value: object) -> object:
+        """An id given as a number from Python is its text, as the readers read it."""
+        return number_id(value)
 
     @field_validator("passages")
     @classmethod
