@@ -146,3 +146,211 @@ def test_a_grouped_batch_run_on_a_warm_cache_sends_no_group_the_cache_answers(
     assert estimate.calls == 0 and estimate.cache_hits == 9
     codes = {a.unit_id: a.codes for a in read_annotations(tmp_path / "one")}
     assert {a.unit_id: a.codes for a in read_annotations(tmp_path / "two")} == codes
+
+
+def _ranked_traces(folder: Path) -> Path:
+    """Claim c1's passages ranked 1, 3, 5 (a reranker's kept ones); c2's ranked 1, 2."""
+    import json
+
+    def passage(rank: int, text: str) -> dict[str, object]:
+        return {"rank": rank, "text": text, "passage_id": f"p{rank}"}
+
+    ids = {"system": "A", "retriever": "bm25"}
+    rows = [
+        {
+            **ids,
+            **{"question_id": "q1", "sentence_id": "s1", "claim_id": "c1"},
+            "claim": "Metformin lowers HbA1c.",
+            "verdict": "refuted",
+            "passages": [
+                passage(1, "Metformin lowers HbA1c in adults."),
+                passage(3, "Insulin is a hormone."),
+                passage(5, "Aspirin thins blood."),
+            ],
+        },
+        {
+            **ids,
+            **{"question_id": "q2", "sentence_id": "s2", "claim_id": "c2"},
+            "claim": "Statins lower LDL.",
+            "verdict": "supported",
+            "passages": [passage(1, "Statins lower LDL cholesterol."), passage(2, "LDL is fat.")],
+        },
+    ]
+    path = folder / "rk.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+#: RankGaps' line for _ranked_traces under --top-k 2: c1 keeps 1 passage (rank 1) of its 3
+#: where 2 were asked (ranks 3 and 5 are past 2); c2 keeps both of its 2 (no gap): 1 claim.
+GAPS_K2 = (
+    "--top-k 2: 1 claim(s) hold fewer than 2 passages ranked 2 or better though they hold "
+    "more (first: system 'A', claim 'c1': 1 of its 3): a rank is the retriever's, so ranks "
+    "that skip (a reranker's or a filter's kept passages) leave fewer than 2 in the top 2; "
+    "number the ranks 1, 2, 3... to take each claim's first 2 passages"
+)
+
+
+def test_judge_retrieval_says_a_claim_whose_ranks_skip_within_top_k(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """judge retrieval --top-k 2 judged 1 passage of c1 (ranks 1, 3, 5) with no word.
+
+    ``attribute`` says it (RankGaps); judge, on the same data and cut, said nothing, though
+    its per-passage codes are what Table 8 counts. 3 units: c1's rank 1, c2's ranks 1, 2.
+    """
+    from tests.cli_helpers import run_cli
+
+    traces = _ranked_traces(tmp_path)
+    args = ["judge", "retrieval", "--from", str(traces), "--judge", "offline", "--top-k", "2"]
+    code, out, err = run_cli([*args, "-o", str(tmp_path / "run")], capsys)
+    assert code == 0, err
+    assert err.splitlines()[0] == GAPS_K2
+    assert "retrieval units: 3 (0 already done, 3 judged now)" in out + err
+    # the disagreements file (read by the fast reader) says it too: c1 is an FP (refuted,
+    # labelled no error); c2 supported under an error label is an FN
+    labels = tmp_path / "l.jsonl"
+    labels.write_text(
+        '{"question_id": "q1", "sentence_id": "s1", "has_error": false}\n'
+        '{"question_id": "q2", "sentence_id": "s2", "has_error": true}\n'
+    )
+    dis = tmp_path / "d.jsonl"
+    code, _, err = run_cli(
+        ["disagreements", "--traces", str(traces), "--labels", str(labels), "-o", str(dis)],
+        capsys,
+    )
+    assert code == 0, err
+    args = ["judge", "retrieval", "--from", str(dis), "--judge", "offline", "--top-k", "2"]
+    code, _, err = run_cli([*args, "-o", str(tmp_path / "run2")], capsys)
+    assert code == 0, err
+    assert err.splitlines()[0] == GAPS_K2
+    # without --top-k, or with ranks that do not skip within it (--top-k 1), nothing is said
+    args = ["judge", "retrieval", "--from", str(traces), "--judge", "offline", "--top-k", "1"]
+    code, _, err = run_cli([*args, "-o", str(tmp_path / "run3")], capsys)
+    assert code == 0 and "--top-k" not in err
+
+
+def test_the_label_studio_export_says_a_claim_whose_ranks_skip_within_top_k(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """labelstudio export --top-k 2 made tasks of 1 passage of c1 (ranks 1, 3, 5), unsaid."""
+    import json
+
+    import failcodes
+    from tests.cli_helpers import run_cli
+
+    traces = _ranked_traces(tmp_path)
+    out = tmp_path / "tasks.json"
+    args = ["labelstudio", "export", str(traces), "--part", "retrieval", "--top-k", "2"]
+    code, _, err = run_cli([*args, "-o", str(out)], capsys)
+    assert code == 0, err
+    assert GAPS_K2 in err.splitlines()
+    assert len(json.loads(out.read_text(encoding="utf-8"))) == 3  # c1 p1, c2 p1, c2 p2
+    request = failcodes.ExportRequest(
+        units=traces, part="retrieval", top_k=2, out=tmp_path / "t2.json"
+    )
+    said: list[str] = []
+    result = failcodes.run(request, note=said.append)
+    assert result.said() == [GAPS_K2] and said == [GAPS_K2]
+
+
+def test_the_report_says_a_claim_whose_ranks_skip_within_the_studys_top_k(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A study with [judge] top_k = 2: attribute's first line said c1's gap, the report not.
+
+    Table 8 and Figure 1 then read as each claim's top 2 passages, where c1 (ranks 1, 3, 5)
+    had 1 judged. Disagreements by hand: c1 refuted under a no-error label (FP), c2
+    supported under an error label (FN); c1's ranks skip within 2, c2's (1, 2) do not.
+    """
+    import html
+    import re
+
+    from tests.cli_helpers import run_cli
+
+    root = tmp_path / "st"
+    code, _, err = run_cli(["init", str(root)], capsys)
+    assert code == 0, err
+    study = root / "failcodes.toml"
+    [codebook] = re.findall(r"^codebook = .*$", study.read_text(encoding="utf-8"), flags=re.M)
+    _ranked_traces(root)
+    (root / "l.jsonl").write_text(
+        '{"question_id": "q1", "sentence_id": "s1", "has_error": false}\n'
+        '{"question_id": "q2", "sentence_id": "s2", "has_error": true}\n'
+    )
+    study.write_text(
+        f'name = "rk"\n{codebook}\n\n[[datasets]]\nname = "rk"\n\n'
+        '[[datasets.ingest]]\nadapter = "generic"\npaths = ["rk.jsonl"]\n\n'
+        '[[datasets.ingest]]\nadapter = "generic-labels"\npaths = ["l.jsonl"]\n\n'
+        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "retrieved"\n\n'
+        '[metrics]\nmappings = ["refuted"]\nbootstrap = 0\n\n'
+        '[disagreements]\nmapping = "refuted"\n\n'
+        '[judge]\njudge = "offline"\nkinds = ["retrieval"]\ntop_k = 2\n\n'
+        "[review]\nlabelstudio = false\n",
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(["run", str(root)], capsys)
+    assert code == 0, err
+    assert GAPS_K2 in err.splitlines()  # judge's and attribute's step
+    page = html.unescape((root / "report" / "index.html").read_text(encoding="utf-8"))
+    assert f"Assumed: {GAPS_K2}" in page
+
+
+def _doc_blocks(name: str) -> list[tuple[str, str]]:
+    """The fenced blocks of ``docs/NAME`` as (language, body), in page order."""
+    import re
+
+    from tests.conftest import REPO
+
+    text = (REPO / "docs" / name).read_text(encoding="utf-8")
+    fence = re.compile(r"^```(\S*)[^\n]*\n(.*?)^```\s*$", re.S | re.M)
+    return [(m.group(1), m.group(2)) for m in fence.finditer(text)]
+
+
+def test_the_python_and_shell_snippets_of_judging_at_scale_run_as_written(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    fake_server,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """docs/judging-at-scale.md's Python block named codebook, kind and units, defined nowhere.
+
+    Run as written (NameError: codebook) it did not run. Now it runs against the fake server
+    (OPENAI_BASE_URL): 3 claims x 2 systems of tests.judge_helpers share passages: 9 distinct
+    (claim, passage) units (3 claims x {good, fragment, web}), batched in 3 groups of 3 (one
+    per claim), so the dry run says 3 calls and the run judges 9 units. The shell block's two
+    ingests (one system's outputs, no system field, named by --system; then the merge) write
+    system A's 3 traces as 'rerank'. The SQL block needs DuckDB over object storage: shown,
+    not run.
+    """
+    import glob
+    import json
+    import shlex
+
+    from tests.cli_helpers import run_cli
+    from tests.judge_helpers import fn_disagreements, fresh_fake, make_traces, write_disagreements
+
+    fake = fresh_fake(fake_server, monkeypatch, "sk-t27left-docs")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake.openai_base_url)
+    monkeypatch.chdir(tmp_path)
+    write_disagreements(tmp_path / "disagreements.jsonl", fn_disagreements(make_traces(3)))
+    blocks = _doc_blocks("judging-at-scale.md")
+    assert [lang for lang, _ in blocks] == ["python", "bash", "sql"]
+    exec(compile(blocks[0][1], "judging-at-scale.md", "exec"), {"__name__": "__doc__"})
+    assert capsys.readouterr().out == "3 calls estimated; 9 units judged\n"
+    (tmp_path / "outputs").mkdir()
+    rows = [t.model_dump(mode="json", exclude={"system"}) for t in make_traces(3)[::2]]
+    (tmp_path / "outputs" / "rerank.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8"
+    )
+    (tmp_path / "parts").mkdir()
+    for line in blocks[1][1].splitlines():
+        if line.strip() and not line.startswith("#"):
+            argv = [w for word in shlex.split(line) for w in sorted(glob.glob(word)) or [word]]
+            assert argv[0] == "failcodes"
+            code, _, err = run_cli(argv[1:], capsys)
+            assert code == 0, (line, err)
+    from failcodes.traceio import read_traces
+
+    assert {t.system for t in read_traces(tmp_path / "traces.parquet")} == {"rerank"}
+    assert len(read_traces(tmp_path / "traces.parquet")) == 3

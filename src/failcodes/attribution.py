@@ -763,16 +763,43 @@ class RankGaps:
         self.top_k = top_k
         self.claims = 0
         self.first: tuple[str, str, int, int] | None = None
+        self._seen: set[tuple[str, str, str, str]] = set()  # claims counted by add_ranks
 
     def add(self, claims: Iterable[ClaimUnits]) -> None:
         """Count ``claims`` (each once) with fewer than k passages ranked k or better."""
         if self.top_k is None:
             return
         for c in claims:
-            if len(c.passages) < min(self.top_k, c.n_passages):
-                self.claims += 1
-                if self.first is None:
-                    self.first = (c.system, c.claim_id, len(c.passages), c.n_passages)
+            self._count(c.system, c.claim_id, len(c.passages), c.n_passages)
+
+    def add_traces(self, traces: Iterable[Any]) -> None:
+        """Count the claims of ``traces`` (traces, or a reader's claim records), each claim once.
+
+        What ``judge`` and the Label Studio export cut at ``--top-k`` too: their per-rank
+        units and tasks held fewer than k passages of a claim whose ranks skip, with no word.
+        """
+        for t in traces:
+            ids = (t.system, t.question_id, t.sentence_id, t.claim_id)
+            self.add_ranks(ids, [p.rank for p in t.passages])
+
+    def add_ranks(self, claim: tuple[str, str, str, str], ranks: Sequence[int]) -> None:
+        """Count one claim (system, question, sentence and claim ids) by its passages' ranks.
+
+        A claim counted before (a disagreements file repeats a claim under each of its
+        sentence's disagreements) is not counted again.
+        """
+        if self.top_k is None or claim in self._seen:
+            return
+        self._seen.add(claim)
+        k = self.top_k
+        self._count(claim[0], claim[3], sum(r <= k for r in ranks), len(ranks))
+
+    def _count(self, system: str, claim: str, kept: int, held: int) -> None:
+        assert self.top_k is not None
+        if kept < min(self.top_k, held):
+            self.claims += 1
+            if self.first is None:
+                self.first = (system, claim, kept, held)
 
     def line(self) -> str | None:
         """For the first line (None: no claim's ranks skip within the top k)."""

@@ -597,6 +597,26 @@ def iter_disagreement_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
             yield rec, c
 
 
+def iter_claim_ranks(path: str | Path) -> Iterator[tuple[tuple[str, str, str, str], list[int]]]:
+    """Each claim record's (system, question, sentence, claim) and its passages' ranks.
+
+    In file order, duplicates included; the fast reader's records, then (from the first line
+    it cannot vouch for) the exact reader's, which raises the file's one-line error.
+    """
+    done = 0
+    try:
+        for rec in iter_disagreement_records(path):
+            for c in rec.claims:
+                ids = (rec.system, rec.question_id, rec.sentence_id, c.claim_id)
+                yield ids, [p.rank for p in c.passages]
+            done += 1
+    except ExactReaderNeededError:
+        for d in read_disagreements(path)[done:]:
+            for c in d.claims:
+                ids = (d.system, d.question_id, d.sentence_id, c.claim_id)
+                yield ids, [p.rank for p in c.passages]
+
+
 def iter_disagreement_records(path: str | Path) -> Iterator[Any]:
     """Stream the disagreements of a disagreements JSONL file, decoded only (msgspec structs).
 

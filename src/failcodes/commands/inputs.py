@@ -20,6 +20,7 @@ from failcodes.codebook import Codebook
 from failcodes.columnar import ExactReaderNeededError, construct_passages
 from failcodes.disagreementio import (
     is_disagreements_file,
+    iter_claim_ranks,
     iter_disagreement_records,
     read_disagreement_traces,
     read_disagreements,
@@ -46,7 +47,7 @@ from failcodes.units import Unit, UnitKind, build_units, claim_trace, disagreeme
 from failcodes.verdicts import Verdict
 
 if TYPE_CHECKING:
-    from failcodes.attribution import ClaimUnits, ItemClaims
+    from failcodes.attribution import ClaimUnits, ItemClaims, RankGaps
     from failcodes.judge.colestimate import UnitSizes  # (the judge's: imported by its uses)
 
 
@@ -313,6 +314,32 @@ def load_traces(path: str | Path) -> list[Trace]:
             raise InputError("the disagreements carry no claims to judge", path=p)
         return traces
     return load_inputs(path)[0]
+
+
+def rank_gaps(
+    paths: Sequence[Path], top_k: int | None, traces: Sequence[Any] | None = None
+) -> RankGaps:
+    """The claims of ``paths`` (traces or disagreements) whose ranks skip within ``top_k``.
+
+    ``traces``: the claims, read already (``paths`` is not read again). Nothing is read
+    without a ``top_k``. A disagreements file is read by the fast reader (the exact one from
+    the first line it cannot vouch for), one record at a time.
+    """
+    from failcodes.attribution import RankGaps
+
+    gaps = RankGaps(top_k)
+    if top_k is None:
+        return gaps
+    if traces is not None:
+        gaps.add_traces(traces)
+        return gaps
+    for path in paths:
+        if not is_disagreements_file(path):
+            gaps.add_traces(load_traces(path))
+            continue
+        for claim, ranks in iter_claim_ranks(path):
+            gaps.add_ranks(claim, ranks)
+    return gaps
 
 
 def source_units(source: str | Path, kind: UnitKind, top_k: int | None) -> list[Unit]:

@@ -290,6 +290,13 @@ class JudgeResult:
     #: ``--budget`` (USD), said beside a dry run's estimate that crosses it.
     budget: float | None = None
     summaries: list[RunSummary] = field(default_factory=list)
+    #: What the units assumed, said first (and by ``failcodes run``): claims whose ranks skip
+    #: within ``--top-k`` (:class:`~failcodes.attribution.RankGaps`).
+    first: list[str] = field(default_factory=list)
+
+    def said(self) -> list[str]:
+        """What ``failcodes run`` says on stderr too (a step's log alone is not read)."""
+        return list(self.first)
 
     def lines(self) -> list[str]:
         """The result as plain lines (a study step's log)."""
@@ -441,18 +448,25 @@ class JudgeRequest(JudgeOptions, Request):
         self, *, note: Note = ignore_note, on_progress: Callable[[int, int], None] | None = None
     ) -> JudgeResult:
         """Judge (or, with ``dry_run``, price) every unit; notes go to ``note`` as they come."""
-        from failcodes.commands.inputs import codebook_note, load_codebook, source_units
+        from failcodes.commands.inputs import codebook_note, load_codebook, rank_gaps, source_units
 
         codebook = load_codebook(self.codebook, self.kind)  # a missing part: before any output
         units, sizes, traces = self._units()
+        # a claim whose ranks skip (1, 3, 5) has fewer than k passages judged under --top-k k
+        skipped = rank_gaps([self.source], self.top_k, traces or None).line()
+        if skipped:
+            note(skipped)
         # an earlier failcodes' ids: refused, not judged again
         refuse_stale_ids(self.run_dir, lambda: source_units(self.source, self.kind, self.top_k))
         settings = self.settings()  # a bad --price-as: before any client or folder
         said = codebook_note(self.codebook, codebook)
         if self.panel:
-            return self._panel(units, codebook, settings, said, note)
-        single = _Single(self, codebook, settings, units=units, sizes=sizes, traces=traces)
-        return single.run(said, note, on_progress)
+            result = self._panel(units, codebook, settings, said, note)
+        else:
+            single = _Single(self, codebook, settings, units=units, sizes=sizes, traces=traces)
+            result = single.run(said, note, on_progress)
+        result.first = [skipped] if skipped else []
+        return result
 
     def _units(self) -> tuple[Any, Any, list[Any]]:
         """The units (or, for a dry run the columns can price, their sizes)."""

@@ -135,6 +135,31 @@ def _units(
     return units_with_words(build_units(traceio.read_traces(path), part, top_k=top_k), part)
 
 
+def rank_gaps_line(units: Path, top_k: int | None, dataset: str | None = None) -> str | None:
+    """Claims of ``units`` whose ranks skip within ``top_k`` (fewer than k passages as tasks).
+
+    :class:`~failcodes.attribution.RankGaps`' line, as ``attribute`` and ``judge`` say it;
+    None without ``--top-k``, or for units written already (a units JSONL: cut before).
+    """
+    if top_k is None:
+        return None
+    # not commands.inputs: it imports the judge package (a disagreements export's start-up)
+    from failcodes.attribution import RankGaps
+    from failcodes.disagreementio import is_disagreements_file, iter_claim_ranks
+
+    gaps = RankGaps(top_k)
+    if units.is_dir() or is_disagreements_file(units):
+        for path in _study_disagreements(units, dataset) if units.is_dir() else [units]:
+            for claim, ranks in iter_claim_ranks(path):
+                gaps.add_ranks(claim, ranks)
+        return gaps.line()
+    head = jsonio.peek_jsonl(units) if units.suffix.lower() in (".jsonl", ".ndjson") else None
+    if head is not None and {"id", "kind", "claim", "passages"} <= head.keys():
+        return None  # units written already: cut before, their claims' ranks not kept
+    gaps.add_traces(traceio.read_traces(units))
+    return gaps.line()
+
+
 def iter_review_tasks(
     cb: Codebook,
     part: UnitKind,
@@ -267,6 +292,12 @@ class ExportResult(FrozenModel):
     with_predictions: int
     out: Path
     unmatched: int = 0  # units of --judged that are none of the tasks' units
+    #: Said first (and by ``failcodes run``): claims whose ranks skip within ``--top-k``.
+    first: tuple[str, ...] = ()
+
+    def said(self) -> list[str]:
+        """What ``failcodes run`` says on stderr too."""
+        return list(self.first)
 
     def lines(self) -> list[str]:
         """The result as plain lines (a study step's log)."""
@@ -316,7 +347,6 @@ class ExportRequest(Request):
 
     def run(self, *, note: Note = ignore_note) -> ExportResult:
         """Build the tasks and write them to ``out``."""
-        del note
         check_not_input([self.out], [self.units, self.codebook, self.judged, self.plan])
         if self.out.suffix.lower() != ".json":  # a JSON list under .csv: Label Studio misreads
             raise ConfigError(
@@ -349,8 +379,15 @@ class ExportRequest(Request):
 
         # written as they come (a paper-scale task file is ~1 GB of JSON)
         written = write_json_items(self.out, counted())
+        skipped = rank_gaps_line(self.units, self.top_k, self.dataset)
+        if skipped:  # fewer than k passages of a claim as tasks: its ranks skip
+            note(skipped)
         return ExportResult(
-            tasks=written, with_predictions=with_pred, out=self.out, unmatched=sum(unmatched)
+            tasks=written,
+            with_predictions=with_pred,
+            out=self.out,
+            unmatched=sum(unmatched),
+            first=(skipped,) if skipped else (),
         )
 
 
@@ -461,13 +498,15 @@ class LabelStudioPushRequest(Request):
         """Build the tasks, then push them (titles checked before any network call)."""
         from failcodes.labelstudio.client import LabelStudioClient, project_titles
 
-        del note
         cb = codebook_or_bundled(self.codebook, near=self.units)  # in a study: its codebook
         project_titles(self.project, self.annotator)
         found = iter_review_tasks(
             cb, self.part, self.units, self.judged, self.judge, self.top_k, self.plan, self.dataset
         )
         tasks = [json.loads(task) for task, _ in found]
+        skipped = rank_gaps_line(self.units, self.top_k, self.dataset)
+        if skipped:  # fewer than k passages of a claim as tasks: its ranks skip
+            note(skipped)
         token = self.token.get_secret_value() if self.token is not None else None
         with LabelStudioClient(self.url, token) as client:
             config = labeling_config(cb, self.part)

@@ -573,6 +573,9 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             attributed_rows.append(_prefixed(by_system[["system", "stage"]], "system", name, many))
             for line in _gold_mix(att, layout.attribution(name) / ATTRIBUTION_ITEMS):
                 assumed.append(("Attribution", f"Assumed: {f'{name}: ' if many else ''}{line}"))
+            skipped = _rank_gaps(layout, name)
+            if skipped:  # Table 8's passages cut at the study's top_k, fewer for some claims
+                assumed.append(("Attribution", f"Assumed: {f'{name}: ' if many else ''}{skipped}"))
     panel_rows: list[dict[str, Any]] = []
     rule_rows: list[dict[str, Any]] = []
     quote_rows: list[dict[str, Any]] = []
@@ -965,6 +968,33 @@ def _digests(record: object) -> dict[str, str] | None:
 def _unlike(files: Iterable[Path], recorded: Mapping[str, str]) -> list[Path]:
     """The files whose bytes are none of those ``recorded``."""
     return [p for p in files if file_sha256(p) not in recorded.values()]
+
+
+def _rank_gaps(layout: StudyLayout, name: str) -> str | None:
+    """Claims of a data set's disagreements whose ranks skip within the study's ``top_k``.
+
+    ``attribute`` says it on its first line (:class:`~failcodes.attribution.RankGaps`), which
+    the report did not: Table 8 and Figure 1 read the top-k passages of each claim as k,
+    where a claim ranked 1, 3, 5 had one passage judged under ``top_k = 2``. None outside a
+    study, without a ``top_k`` or a disagreements file.
+    """
+    from failcodes.attribution import RankGaps
+    from failcodes.disagreementio import iter_claim_ranks
+
+    path = layout.disagreements(name)
+    if not layout.study_file.is_file() or not path.is_file():
+        return None
+    from failcodes.study.config import load_study
+
+    try:
+        top_k = load_study(layout.root).judge.top_k
+    except FailcodesError:  # said where the study file is read
+        return None
+    gaps = RankGaps(top_k)
+    if top_k is not None:
+        for claim, ranks in iter_claim_ranks(path):
+            gaps.add_ranks(claim, ranks)
+    return gaps.line()
 
 
 def _study_agreements(layout: StudyLayout) -> set[str]:
