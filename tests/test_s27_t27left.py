@@ -354,3 +354,50 @@ def test_the_python_and_shell_snippets_of_judging_at_scale_run_as_written(
 
     assert {t.system for t in read_traces(tmp_path / "traces.parquet")} == {"rerank"}
     assert len(read_traces(tmp_path / "traces.parquet")) == 3
+
+
+def test_a_study_part_whose_system_lost_every_row_is_named_by_failcodes_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A study data set of two ingests (parts, then a merge); in b.csv B's every verdict blank.
+
+    Under ``option = ["no_verdict=drop"]`` B's 2 rows were left out (C's 2 kept): the part's
+    ingest said
+    'system(s) with no verdict on any row, so no trace and in no output: B' in the step's log
+    alone, and the parts are JSONL, which carry no record of it to the merged traces, so
+    metrics and the report showed A alone with no word. ``failcodes run`` says it on stderr.
+    """
+    import re
+
+    from tests.cli_helpers import run_cli
+
+    root = tmp_path / "st"
+    code, _, err = run_cli(["init", str(root)], capsys)
+    assert code == 0, err
+    study = root / "failcodes.toml"
+    [codebook] = re.findall(r"^codebook = .*$", study.read_text(encoding="utf-8"), flags=re.M)
+    head = "question_id,sentence_id,claim_id,claim,verdict\n"
+    (root / "a.csv").write_text(head + "q1,s1,c1,x,supported\nq2,s2,c2,y,refuted\n")
+    (root / "b.csv").write_text(
+        "system," + head + "B,q1,s1,c1,x,\nB,q2,s2,c2,y,\nC,q1,s1,c1,x,refuted\n"
+        "C,q2,s2,c2,y,refuted\n"
+    )
+    (root / "l.jsonl").write_text(
+        '{"question_id": "q1", "sentence_id": "s1", "has_error": false}\n'
+        '{"question_id": "q2", "sentence_id": "s2", "has_error": true}\n'
+    )
+    study.write_text(
+        f'name = "gone"\n{codebook}\n\n[[datasets]]\nname = "d"\n\n'
+        '[[datasets.ingest]]\nadapter = "generic"\npaths = ["a.csv"]\nsystem = "A"\n\n'
+        '[[datasets.ingest]]\nadapter = "generic"\npaths = ["b.csv"]\n'
+        'option = ["no_verdict=drop"]\n\n'
+        '[[datasets.ingest]]\nadapter = "generic-labels"\npaths = ["l.jsonl"]\n\n'
+        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "none"\n\n'
+        '[metrics]\nmappings = ["refuted"]\nbootstrap = 0\n\n'
+        '[disagreements]\nmapping = "refuted"\n\n[judge]\njudge = "offline"\n'
+        'kinds = ["reasoning"]\n\n[review]\nlabelstudio = false\n',
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(["run", str(root)], capsys)
+    assert code == 0, err
+    assert "system(s) with no verdict on any row, so no trace and in no output: B" in err

@@ -233,7 +233,11 @@ class IngestResult:
         from failcodes.verdicts import READ_MARKS
 
         read = [n for n in self.notes if any(m in n for m in READ_MARKS)]
-        return [f"wrote {line}" for line in self.written if _UNDECLARED in line] + read
+        # a system of the input with no row left (every verdict missing under
+        # no_verdict=drop, every claims list empty) is in no output: said in the step's log
+        # alone, and a study's parts (JSONL) carry no record of it to the merged traces
+        gone = [n for n in self.notes if "so no trace and in no" in n]
+        return [f"wrote {line}" for line in self.written if _UNDECLARED in line] + read + gone
 
 
 class IngestRequest(IngestOptions, Request):
