@@ -177,3 +177,34 @@ def test_a_sentences_claims_given_no_sentence_id_are_refused(
     # by hand: sentence 1 (error; its claim 'aspirin cures cancer' refuted) TP; 'It is
     # cheap.' and 'Ibuprofen is safe.' (no error, supported) TN
     assert (row["n"], row["tp"], row["fp"], row["fn"], row["tn"]) == (3, 1, 0, 0, 2)
+
+
+def test_a_row_per_passage_under_ids_line_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A long table, one row per retrieved passage, the claim's verdict on each row."""
+    table = tmp_path / "pairs.csv"
+    table.write_text(
+        "question_id,claim,passage,verdict,label\n"
+        "q1,aspirin cures cancer,Aspirin does not cure cancer.,supported,wrong\n"
+        "q1,aspirin cures cancer,Aspirin is an NSAID.,supported,wrong\n"
+        "q1,aspirin cures cancer,Cancer treatment overview.,supported,wrong\n"
+        "q1,aspirin lowers fever,Aspirin reduces fever.,supported,ok\n"
+        "q2,ibuprofen is safe,Ibuprofen review.,refuted,ok\n",
+        encoding="utf-8",
+    )
+    traces = tmp_path / "t.jsonl"
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(traces), "--labels-out",
+         str(tmp_path / "l.jsonl"), "--system", "s", "--option", "ids=line",
+         "--passage-column", "passage", "--label-rule", "label = wrong -> error"],
+        capsys,
+    )  # fmt: skip
+    # main: each row a sentence, the first claim counted 3 times: metrics n 5, FP 1, FN 3,
+    # TN 1 at exit 0; by hand 3 claims: 'aspirin cures cancer' (wrong, supported) FN 1,
+    # 'aspirin lowers fever' TN 1, 'ibuprofen is safe' (ok, refuted) FP 1
+    assert code == 2, err
+    assert err.count("\n") == 1
+    assert "pairs.csv:3, field 'claim'" in err and "at line 2 too" in err
+    assert "--map COLUMN=passages" in err
+    assert not traces.exists()

@@ -1031,8 +1031,9 @@ class TableStream:
             raise _in_row(_verdict_column(exc, raw, spec), where) from None
         if spec.ids == "line" and trace.claim_id == f"L{line}" and not where:
             _one_row_a_line(tally, raw, path, line, spec.duplicates == "keep")
-        if trace.sentence and not tally.id_given[(path, "sentence_id")][0]:
-            _one_sentence_one_id(tally.made_ids, trace, path, line, where)
+        if not tally.id_given[(path, "sentence_id")][0]:
+            lined = spec.ids == "line" and spec.duplicates != "keep"
+            _one_sentence_one_id(tally.made_ids, trace, path, line, where, lined=lined)
         tally.count += 1
         return _Row(trace, label, raw, path, line, where)
 
@@ -1592,7 +1593,13 @@ def _ids_given_alike(
 
 
 def _one_sentence_one_id(
-    made: dict[int, tuple[str, int]], trace: Trace, path: Path, line: int, where: str
+    made: dict[int, tuple[str, int]],
+    trace: Trace,
+    path: Path,
+    line: int,
+    where: str,
+    *,
+    lined: bool = False,
 ) -> None:
     """Refuse one sentence's claims given two sentence ids the tool made (no column gives one).
 
@@ -1601,26 +1608,43 @@ def _one_sentence_one_id(
     sentence 'Aspirin cures cancer and lowers fever.' of two claims, one refuted, counted
     twice (n 4, TP 1, FN 1, TN 2 where by hand its 3 sentences give TP 1, TN 2), exit 0.
     A row whose claim is its sentence (a sentence-level table) is no claim of another's.
+    With ``lined`` (``ids=line``: each row a sentence), a claim text a question gives twice
+    is refused too: a row per retrieved passage, the claim's verdict on each, counted the
+    claim once per passage (n 5, FN 3 for n 3, FN 1), as ``ids=claim`` refuses it.
     """
     sentence = spelling_key(trace.sentence or "")
-    if spelling_key(trace.claim) == sentence:
+    claim = spelling_key(trace.claim)
+    if sentence and claim != sentence:
+        key, what, text = (
+            hash((0, trace.system, trace.question_id, sentence)),
+            "sentence",
+            trace.sentence,
+        )
+    elif lined and trace.claim_id == f"L{line}":
+        key, what, text = hash((1, trace.system, trace.question_id, claim)), "claim", trace.claim
+    else:
         return
-    key = hash((trace.system, trace.question_id, sentence))
     first, at = made.setdefault(key, (trace.sentence_id, line))
     if first == trace.sentence_id:
         return
+    way = (
+        "give each row its sentence id (--map COLUMN=sentence_id), or make it from the text: "
+        "--map SENTENCE_COLUMN=sentence_id beside --map SENTENCE_COLUMN=sentence, with "
+        "--option ids=claim --option sentence_ids=question"
+        if what == "sentence"
+        else "a row per passage or per retriever? give one row per claim, its passages a list "
+        "(--map COLUMN=passages), or each retriever a system (--map retriever=system); if "
+        "the answer says it twice, give each row its sentence id (a sentence_id column)"
+    )
     raise _in_row(
         InputError(
-            f"sentence {clip(trace.sentence or '')!r} of question {trace.question_id!r} (system "
-            f"{trace.system!r}) is at line {at} too, with no sentence id: each row's claim "
-            f"would be a sentence of its own ({first!r}, {trace.sentence_id!r}), the sentence "
-            "counted once per claim; give each row its sentence id (--map COLUMN="
-            "sentence_id), or make it from the text: --map SENTENCE_COLUMN=sentence_id "
-            "beside --map SENTENCE_COLUMN=sentence, with --option ids=claim --option "
-            "sentence_ids=question",
+            f"{what} {clip(text or '')!r} of question {trace.question_id!r} (system "
+            f"{trace.system!r}) is at line {at} too, with no sentence id: each row would be "
+            f"a sentence of its own ({first!r}, {trace.sentence_id!r}), the {what} counted "
+            f"once per row; {way}",
             path=path,
             line=line,
-            field="sentence",
+            field=what,
         ),
         where,
     )
