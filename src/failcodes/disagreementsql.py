@@ -16,10 +16,12 @@ stdlib's, and the measurements: docs/architecture.md ("The analysis engine").
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import operator
 import os
+import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring as _json_string  # json.dumps' own
@@ -298,6 +300,8 @@ def _column_batch(got: Any) -> Any:
     return got.drop_columns(["frow", "odd"])
 
 
+#: A piece of a claim row's JSON (a view of the line it was cut from, not copied).
+_Piece = bytes | memoryview
 #: A claim row's pieces for JSONL output, each bytes: its sentence as JSON (empty if none), its
 #: verdict, its claim id's JSON, '{"claim_id": ..., "raw_verdict": ...' (no closing brace)
 #: and '"reasoning": ..., "evidence_source": ...}' (no opening brace), both spaced as
@@ -317,7 +321,7 @@ class _Pieces:
     follows a disagreement, whatever the output order.
     """
 
-    def __init__(self, fh: IO[bytes], need: Any, parts: Iterable[list[bytes]]) -> None:
+    def __init__(self, fh: IO[bytes], need: Any, parts: Iterable[list[_Piece]]) -> None:
         self.fh, self.need = fh, need
         ends: list[Any] = [np.zeros(1, dtype=np.int64)]
         at = 0
@@ -375,7 +379,7 @@ def _batch_rows(got: Any) -> list[bytes]:
     return list(itertools.chain.from_iterable(rows))
 
 
-def _line_rows(columns: SentenceColumns, groups: Any) -> list[bytes]:
+def _line_rows(columns: SentenceColumns, groups: Any) -> list[_Piece]:
     """The claim rows of ``groups`` (in file order) as pieces, from vouched JSONL lines.
 
     The lines are those the stream reads (:func:`~failcodes.columnar.gather_runs`). Each
@@ -392,7 +396,7 @@ def _line_rows(columns: SentenceColumns, groups: Any) -> list[bytes]:
     encode, spaced = msgspec.json.encode, msgspec.json.format
     origin = columns.origin
     assert origin is not None
-    out: list[bytes] = []
+    out: list[_Piece] = []
     files, lines, offsets, counts = origin.where(groups, columns.first)
     runs = gather_runs(origin.paths, origin.formats, files, lines, offsets, counts, {}, views=False)
     t: Any  # (the vouched struct of the line)
@@ -405,20 +409,29 @@ def _line_rows(columns: SentenceColumns, groups: Any) -> list[bytes]:
             t.evidence_source = source.value
         text = encode(t)
         if b"\\" not in text and repr_scores(passages):
-            # '{"system": ..., "claim_id": ..., "sentence": ..., "verdict": ...}'
+            # '{"system": ..., "claim_id": ..., "sentence": ..., "verdict": ...}'; with no
+            # escape, a text is written alike by msgspec and json.dumps
             line = spaced(text, indent=0)
             cid = line.index(b', "claim_id": ')
-            sentence = line.index(b', "sentence": ', cid)
+            claim = line.index(b', "claim": ', cid)
+            sentence = line.index(b', "sentence": ', claim)
             verdict = line.index(b', "verdict": ', sentence)
             reasoning = line.index(b', "reasoning": ', verdict)
             pre = b"{" + line[cid + 2 : sentence] + line[verdict:reasoning]
-            post = line[reasoning + 2 :]
-        else:
-            fields = msgspec.structs.asdict(t).items()
-            record = {k: v for k, v in fields if k not in _HEAD_FIELDS}
-            whole = json.dumps(record, ensure_ascii=False, default=struct_fields)
-            cut = whole.index(', "reasoning": ')
-            pre, post = whole[:cut].encode("utf-8"), whole[cut + 2 :].encode("utf-8")
+            given = line[sentence + _SENTENCE_KEY : verdict]
+            out += (
+                b"" if given == b"null" else given,
+                t.verdict.encode("utf-8"),
+                line[cid + _CLAIM_ID_KEY : claim],
+                pre,
+                memoryview(line)[reasoning + 2 :],  # (not copied: most of the line)
+            )
+            continue
+        fields = msgspec.structs.asdict(t).items()
+        record = {k: v for k, v in fields if k not in _HEAD_FIELDS}
+        whole = json.dumps(record, ensure_ascii=False, default=struct_fields)
+        cut = whole.index(', "reasoning": ')
+        pre, post = whole[:cut].encode("utf-8"), whole[cut + 2 :].encode("utf-8")
         claim_id = _json_string(t.claim_id).encode("utf-8")
         out += (_sentence(t.sentence), t.verdict.encode("utf-8"), claim_id, pre, post)
     if len(out) != _PIECES * sum(counts):
@@ -426,6 +439,8 @@ def _line_rows(columns: SentenceColumns, groups: Any) -> list[bytes]:
     return out
 
 
+#: The length of ', "sentence": ' and of ', "claim_id": ' (a value follows).
+_SENTENCE_KEY, _CLAIM_ID_KEY = len(b', "sentence": '), len(b', "claim_id": ')
 #: A trace's fields a claim record leaves out (the others are its fields, in its order).
 _HEAD_FIELDS = frozenset({"system", "question_id", "sentence_id", "sentence"})
 
@@ -492,13 +507,18 @@ def _write_file(
     (:func:`_line_rows`).
     """
     groups, need = _needed(columns, items)
+    maps = [_Mapping.of(sel) for sel in items]
+    heads: Iterable[_Head]
     if con is None:
         at = range(0, len(groups), _LINE_GROUPS)
         parts: Iterable[Any] = (_line_rows(columns, groups[a : a + _LINE_GROUPS]) for a in at)
+        each = [list(_heads(sel, m)) for m, sel in enumerate(items)]
+        if lines and all(map(_in_file_order, each)):
+            return _write_in_order(scratch, maps, each, need, parts)
+        heads = itertools.chain.from_iterable(each)
     else:
         parts = _engine_rows(con, columns, need, lines)
-    heads = itertools.chain.from_iterable(_heads(sel, m) for m, sel in enumerate(items))
-    maps = [_Mapping.of(sel) for sel in items]
+        heads = itertools.chain.from_iterable(_heads(sel, m) for m, sel in enumerate(items))
     spill = temp_path(scratch)
     try:
         if lines:
@@ -645,6 +665,46 @@ _MAPS = {
 }
 
 
+def _liner(maps: Sequence[_Mapping]) -> Callable[[_Head, Sequence[_Piece]], bytes]:
+    """A disagreement's JSONL line from its head and its claims' pieces (five a claim row)."""
+    verdicts = [json.dumps(m.verdicts, ensure_ascii=False) for m in maps]
+    errors_of = [frozenset(v.encode("utf-8") for v in m.errors) for m in maps]
+
+    def line(h: _Head, got: Sequence[_Piece]) -> bytes:
+        lab = b"true" if h.has_error else b"false"
+        mapping, errs = maps[h.mapping], errors_of[h.mapping]
+        before = (
+            f'{{"id": "{h.uid}", "kind": "{"FN" if h.has_error else "FP"}", '
+            f'"level": "sentence", "system": {_text(h.system)}, '
+            f'"mapping": {_text(mapping.name)}, "error_verdicts": {verdicts[h.mapping]}, '
+            f'"question_id": {_text(h.question)}, "sentence_id": {_text(h.sentence)}, '
+            '"sentence": '
+        )
+        after = (
+            f', "claim_id": null, "label_has_error": {lab.decode()}, '
+            f'"predicted_error": {"true" if h.predicted else "false"}, '
+            f'"label_rationale": {_text(h.rationale)}, "label_severity": {_text(h.severity)}, '
+            f'"label_annotator": {_text(h.annotator)}, "claims": ['
+        )
+        found: _Piece = b""
+        parts: list[_Piece] = [before.encode("utf-8"), b"", after.encode("utf-8")]
+        errors: list[_Piece] = []
+        if got:
+            for at in range(0, len(got), _PIECES):
+                sentence, verdict, cid, pre, post = got[at : at + _PIECES]
+                err = verdict in errs
+                parts += (pre, _MAPS[err], lab, b", ", post, b", ")
+                if err:
+                    errors.append(cid)
+                found = found or sentence
+            parts.pop()  # (the last claim's separator)
+        parts[1] = found or _text(h.text).encode("utf-8")
+        parts += (b'], "error_claim_ids": [', b", ".join(errors), b"]}\n")
+        return b"".join(parts)
+
+    return line
+
+
 def _write_lines(
     scratch: Path, maps: Sequence[_Mapping], heads: Iterable[_Head], pieces: _Pieces
 ) -> int:
@@ -652,44 +712,86 @@ def _write_lines(
 
     Each line is assembled from its head and its claims' pieces.
     """
-    verdicts = [json.dumps(m.verdicts, ensure_ascii=False) for m in maps]
-    errors_of = [frozenset(v.encode("utf-8") for v in m.errors) for m in maps]
+    line = _liner(maps)
     count = 0
     with scratch.open("wb", buffering=_WRITE_BUFFER) as out:
         for h in heads:
-            lab = b"true" if h.has_error else b"false"
-            mapping, errs = maps[h.mapping], errors_of[h.mapping]
-            before = (
-                f'{{"id": "{h.uid}", "kind": "{"FN" if h.has_error else "FP"}", '
-                f'"level": "sentence", "system": {_text(h.system)}, '
-                f'"mapping": {_text(mapping.name)}, "error_verdicts": {verdicts[h.mapping]}, '
-                f'"question_id": {_text(h.question)}, "sentence_id": {_text(h.sentence)}, '
-                '"sentence": '
-            )
-            after = (
-                f', "claim_id": null, "label_has_error": {lab.decode()}, '
-                f'"predicted_error": {"true" if h.predicted else "false"}, '
-                f'"label_rationale": {_text(h.rationale)}, "label_severity": {_text(h.severity)}, '
-                f'"label_annotator": {_text(h.annotator)}, "claims": ['
-            )
-            found = b""
-            parts = [before.encode("utf-8"), b"", after.encode("utf-8")]
-            errors: list[bytes] = []
-            if h.rows:
-                got = pieces.rows(h.first, h.rows)
-                for at in range(0, len(got), _PIECES):
-                    sentence, verdict, cid, pre, post = got[at : at + _PIECES]
-                    err = verdict in errs
-                    parts += (pre, _MAPS[err], lab, b", ", post, b", ")
-                    if err:
-                        errors.append(cid)
-                    found = found or sentence
-                parts.pop()  # (the last claim's separator)
-            parts[1] = found or _text(h.text).encode("utf-8")
-            parts += (b'], "error_claim_ids": [', b", ".join(errors), b"]}\n")
-            out.write(b"".join(parts))
+            out.write(line(h, pieces.rows(h.first, h.rows) if h.rows else ()))
             count += 1
     return count
+
+
+def _in_file_order(heads: Sequence[_Head]) -> bool:
+    """Whether the heads with claims come in the order of their claims' rows."""
+    firsts = [h.first for h in heads if h.rows]
+    return all(itertools.starmap(operator.lt, itertools.pairwise(firsts)))
+
+
+def _write_in_order(
+    scratch: Path,
+    maps: Sequence[_Mapping],
+    heads: Sequence[Sequence[_Head]],
+    need: Any,
+    parts: Iterable[list[_Piece]],
+) -> int:
+    """Write the disagreements to ``scratch`` as JSONL lines as their claims' pieces come.
+
+    ``heads`` are each mapping's disagreements in output order, those with claims in the
+    order of their rows (:func:`_in_file_order`); ``parts`` the pieces of the rows of
+    ``need`` in order, a run of groups at a time. Each line is written as its claims' pieces
+    come, the first mapping's into ``scratch``, each other's into a file of its own appended
+    to ``scratch`` at the end: no piece is stored or read back (:class:`_Pieces`). The count.
+    """
+    line = _liner(maps)
+    # each head's claims as an index into ``need`` (-1: none)
+    at = [
+        np.searchsorted(need, np.array([h.first for h in hs], dtype=np.int64)).tolist()
+        for hs in heads
+    ]
+    files = [scratch, *(temp_path(scratch) for _ in heads[1:])]
+    try:
+        with contextlib.ExitStack() as stack:
+            outs = [stack.enter_context(f.open("wb", buffering=_WRITE_BUFFER)) for f in files]
+            done = [0] * len(heads)
+            lo = 0
+            for got in itertools.chain(parts, [None]):  # (None: the heads left, no claims)
+                hi = lo + len(got) // _PIECES if got is not None else len(need)
+                for m, hs in enumerate(heads):
+                    write, where, p = outs[m].write, at[m], done[m]
+                    while p < len(hs) and (not hs[p].rows or where[p] < hi):
+                        h = hs[p]
+                        if h.rows:
+                            assert got is not None  # (every row is in a run)
+                            a = _PIECES * (where[p] - lo)
+                            write(line(h, got[a : a + _PIECES * h.rows]))
+                        else:
+                            write(line(h, ()))
+                        p += 1
+                    done[m] = p
+                lo = hi
+        with files[0].open("ab") as out:
+            for f in files[1:]:
+                _append(out, f)
+    finally:
+        for f in files[1:]:
+            f.unlink(missing_ok=True)
+    return sum(map(len, heads))
+
+
+def _append(out: IO[bytes], path: Path) -> None:
+    """Copy the file ``path`` onto the end of ``out`` (in the kernel where it can)."""
+    with path.open("rb") as src:
+        left = os.fstat(src.fileno()).st_size
+        try:
+            while left > 0:
+                copied = os.copy_file_range(src.fileno(), out.fileno(), left)
+                if not copied:
+                    break
+                left -= copied
+        except OSError:
+            pass  # (another file system, an old kernel: copied by reads)
+        if left > 0:
+            shutil.copyfileobj(src, out, _WRITE_BUFFER)
 
 
 def applies(
