@@ -12,6 +12,7 @@ The bytes must stay the stream's: every test compares with it.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -190,3 +191,39 @@ def test_a_block_of_clean_lines_has_its_keys_counted_at_once(
     got = vouch.lines(mixed, sum(b.count(b'"') for b in mixed))
     assert [r is not None for r in got] == [True, False, False, False, True]
     assert len(walked) == 5
+
+
+def test_each_sentences_label_is_looked_up_once_and_lines_are_gathered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from failcodes import labels as labels_module
+
+    traces = _jsonl(tmp_path / "t.jsonl", ROWS)
+    labels = _jsonl(tmp_path / "labels.jsonl", LABELS)
+    looked: list[str] = []
+    sentence_fields = labels_module.LabelIndex.sentence_fields
+
+    def counted(self: Any, sentence_id: str, names: Any) -> Any:
+        looked.append(sentence_id)
+        return sentence_fields(self, sentence_id, names)
+
+    monkeypatch.setattr(labels_module.LabelIndex, "sentence_fields", counted)
+    calls: list[int] = []
+    writev = os.writev
+
+    def gathered(fd: int, parts: Any) -> int:
+        calls.append(len(parts))
+        return writev(fd, parts)
+
+    monkeypatch.setattr(os, "writev", gathered)
+    got = _disagreements(traces, labels, tmp_path / "out.jsonl")
+    assert _keys(got) == EXPECTED
+    # 18 disagreements of 4 labelled sentences (2 systems x 3 mappings each at most): one
+    # look-up a sentence, not one a disagreement
+    assert sorted(looked) == ["q1:s0", "q1:s1", "q2:s0", "q2:s9"]
+    # one writev a mapping's file (each under 1 MB and 1,024 parts), no line joined first;
+    # a line with n claims is 3 + 6n - 1 + 3 parts (no claim: 6), so (claims per line):
+    # refuted a q1:s0 (2) 17, a q2:s9 6, b q1:s0 (1) 11, b q1:s1 (1) 11, b q2:s9 6 = 51;
+    # non_supported 17, a q1:s1 (2) 17, 6, 11, 11, b q2:s0 (1) 11, 6 = 79;
+    # refuted+no_evidence 17, 17, 6, 11, 11, 6 = 68
+    assert sorted(calls) == [51, 68, 79]
