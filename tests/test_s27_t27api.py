@@ -237,3 +237,96 @@ def test_compute_metrics_names_a_resample_count_or_seed_that_is_no_whole_number(
         with pytest.raises(ConfigError) as caught:
             fc.compute_metrics(traces, labels, "refuted", **kwargs)  # type: ignore[arg-type]
         assert str(caught.value) == said
+
+
+def test_a_csv_of_a_frame_with_a_missing_rating_reads_as_its_parquet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: a ratings frame whose r1 misses one rating (pandas widens it to floats) saved
+    with to_csv holds '1.0' and '0.0' in r1 beside r2's '1' and '0': `agree` and
+    failcodes.run(AgreeRequest) refused it ("rating '1' is '1.0' ... written another way (a
+    whole number as a float): each spelling would be a category of its own"), while the
+    Parquet and JSONL of the same frame read; numbers are read as numbers, one category.
+
+    By hand over the 5 units both rated (u6 has r2 alone): as MATRIX, p_o 0.8, kappa 0.615385."""
+    import json
+
+    from tests.cli_helpers import run_cli
+
+    frame = pd.DataFrame(
+        {
+            "item": ["u1", "u2", "u3", "u4", "u5", "u6"],
+            "r1": [1.0, 1.0, 0.0, 0.0, 1.0, np.nan],
+            "r2": [1, 0, 0, 0, 1, 0],
+        }
+    )
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    assert (tmp_path / "r.csv").read_text().splitlines()[1] == "u1,1.0,1"
+    result = fc.run(fc.AgreeRequest(file=tmp_path / "r.csv", stat=["percent", "cohen"]))
+    api = {row["statistic"]: row["value"] for row in result.rows}
+    assert api == {"percent": pytest.approx(0.8), "cohen": pytest.approx(KAPPA)}
+    code, out, _ = run_cli(
+        ["agree", tmp_path / "r.csv", "--stat", "percent", "--stat", "cohen", "--format", "json"],
+        capsys,
+    )
+    assert code == 0
+    cli = {row["statistic"]: row["value"] for row in json.loads(out)}
+    assert cli == api
+
+
+def test_draw_plan_names_a_stratum_part_size_or_seed_a_notebook_got_wrong() -> None:
+    """Before: stratify="system" (one name, not a list) was read letter by letter, a
+    ValueError "'e' is not in list"; stratify=["sytem"] a ValueError too, part "retrievl" a
+    KeyError, seed=1.5 and size="4" TypeErrors. Now one name is taken as the list of it, and
+    each bad argument is one ConfigError line naming it.
+
+    Ten scored units, 5 of system A and 5 of B, size 4 stratified by system: 4 * 5/10 = 2
+    from each stratum, inclusion probability 2/5 = 0.4."""
+    from failcodes.errors import ConfigError
+    from failcodes.reviewplan import FLAG_COLUMN, GROUP_COLUMN
+
+    part = fc.UnitKind.RETRIEVAL
+    coded = pd.DataFrame(
+        {
+            "unit_id": [f"u{i}" for i in range(10)],
+            "status": ["scored"] * 10,
+            GROUP_COLUMN[part]: ["A"] * 5 + ["B"] * 5,
+            FLAG_COLUMN[part]: [True, False] * 5,
+        }
+    )
+    given = {"name": "p", "size": 4, "seed": 0, "source": "x", "source_sha256": "0" * 64}
+    plan = fc.draw_plan(coded, part, stratify="system", **given)
+    assert [(s.key, s.population, s.sampled, s.inclusion_probability) for s in plan.strata] == [
+        ("retriever=A", 5, 2, 0.4),  # the retrieval table's system column
+        ("retriever=B", 5, 2, 0.4),
+    ]
+    assert plan.units == fc.draw_plan(coded, part, stratify=["system"], **given).units
+    for call, said in (
+        (lambda: fc.draw_plan(coded, part, stratify=["sytem"], **given), "stratify: 'sytem' is"),
+        (lambda: fc.draw_plan(coded, "retrievl", **given), "part: 'retrievl' is not one of"),
+        (lambda: fc.draw_plan(coded, part, **{**given, "seed": 1.5}), "seed: expected a whole"),
+        (lambda: fc.draw_plan(coded, part, **{**given, "size": "4"}), "size: expected a whole"),
+    ):
+        with pytest.raises(ConfigError, match=f"^{said}"):
+            call()
+
+
+def test_run_with_note_none_says_nothing_and_keeps_the_lines_on_the_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: failcodes.run(request, note=None), a notebook's way to silence it, was a
+    TypeError ('NoneType' object is not callable) at the first note; note="x" one too.
+
+    One sentence, its one claim refuted, labelled an error: TP 1 by hand."""
+    (tmp_path / "t.jsonl").write_text(
+        '{"system": "A", "question_id": "q1", "sentence_id": "s1", "claim_id": "c1", '
+        '"claim": "x.", "verdict": "refuted"}\n'
+    )
+    (tmp_path / "l.jsonl").write_text('{"sentence_id": "s1", "has_error": true}\n')
+    request = fc.MetricsRequest(traces=[tmp_path / "t.jsonl"], labels=tmp_path / "l.jsonl")
+    result = fc.run(request, note=None)
+    assert result.report.results[0].tp == 1
+    assert result.assumed.startswith("Assumed: shared labels")  # still on the result
+    assert capsys.readouterr().err == ""
+    with pytest.raises(FailcodesError, match=r"^note: expected a function taking a line"):
+        fc.run(request, note="x")  # type: ignore[arg-type]

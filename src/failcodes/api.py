@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from failcodes.commands.base import Note, Request
+from failcodes.commands.base import Note, Request, ignore_note
 from failcodes.csvcells import raw_cells
 from failcodes.errors import ConfigError, file_errors
 from failcodes.fileio import notes_to
@@ -22,7 +22,7 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
 
 
-def run(request: Request, *, note: Note = _stderr, raw_csv: bool = False) -> Any:
+def run(request: Request, *, note: Note | None = _stderr, raw_csv: bool = False) -> Any:
     """Run ``request`` (``failcodes.JudgeRequest(...)``, ...) and return its result.
 
     A result that assumed a shape of the data (``metrics``, ``disagreements``, ``compare``:
@@ -41,10 +41,16 @@ def run(request: Request, *, note: Note = _stderr, raw_csv: bool = False) -> Any
     :class:`~failcodes.errors.FileSystemError`, where the CLI says "PATH: permission denied;
     check the path and its permissions").
 
+    ``note=None`` says nothing (the lines stay on the result: ``result.assumed``, ...).
+
     ``raw_csv=True`` is the CLI's ``--raw-csv`` (``ingest``, ``metrics``, ``attribute``,
     ``report``): CSV text cells written as they are, not neutralised against spreadsheet
     formulas (:mod:`failcodes.csvcells`), for a program that reads the CSV itself.
     """
+    if note is None:  # note=None: say nothing (it was a TypeError at the first note)
+        note = ignore_note
+    if not callable(note):
+        raise ConfigError(f"note: expected a function taking a line (print), not {note!r}")
     if not isinstance(request, Request):  # a dict from JSON: AttributeError 'run'
         raise ConfigError(
             f"request: expected a request (failcodes.MetricsRequest(...), ...), not "

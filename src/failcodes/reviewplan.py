@@ -34,7 +34,7 @@ from pydantic import Field, field_validator, model_validator
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import UnitKind
 from failcodes.contract import FrozenModel
-from failcodes.errors import ConfigError, InputError
+from failcodes.errors import ConfigError, InputError, choice
 
 #: Column of the coded table that names the system, per part.
 GROUP_COLUMN = {UnitKind.RETRIEVAL: "retriever", UnitKind.VERIFICATION: "verifier"}
@@ -278,9 +278,16 @@ def draw_plan(
     targeted: Iterable[str] = (),
 ) -> ReviewPlan:
     """Draw the estimation sample (and add the targeted units) from a coded table."""
+    # from Python: stratify="system" was read letter by letter ("'e' is not in list"), a
+    # part or stratum misspelt a KeyError / ValueError, seed=1.5 or size="4" a TypeError
+    part = choice(UnitKind, part, "part")
+    for what, number in (("size", size), ("seed", seed)):
+        if isinstance(number, bool) or not isinstance(number, int | np.integer):
+            raise ConfigError(f"{what}: expected a whole number, not {number!r}")
     if size < 2:
         raise InputError("the estimation sample needs at least 2 units", field="size")
-    by = sorted(set(stratify), key=list(StratifyBy).index)
+    asked = [stratify] if isinstance(stratify, str) else list(stratify)
+    by = sorted({choice(StratifyBy, s, "stratify") for s in asked}, key=list(StratifyBy).index)
     units = _units_frame(coded, part, code_dimension)
     group, flag = GROUP_COLUMN[part], FLAG_COLUMN[part]
     keys: list[str] = []

@@ -1227,7 +1227,13 @@ def one_spelling(
     refused naming its line and column (the first spelling's line too).
     """
     tail = "each spelling would be a category of its own; write it one way"
-    one_way(_text_ratings(frame, raters, source, line_of), source, "rating", tail, column=True)
+    cells = _text_ratings(frame, raters, source, line_of)
+    if all(is_number(v) for c in raters for v in present(frame[c])):
+        # numbers are read as numbers (ratings_from_frame): '1.0' (a CSV of a pandas column
+        # widened to float by a missing rating) and '1' are one category, as they are in
+        # the Parquet or JSONL of the same frame; refused as two (float.csv, t27api)
+        cells = ((whole_number_text(v) or v, line, field) for v, line, field in cells)
+    one_way(cells, source, "rating", tail, column=True)
     no_number_with_label(frame, raters, source, line_of)
 
 
