@@ -227,3 +227,26 @@ def test_each_sentences_label_is_looked_up_once_and_lines_are_gathered(
     # non_supported 17, a q1:s1 (2) 17, 6, 11, 11, b q2:s0 (1) 11, 6 = 79;
     # refuted+no_evidence 17, 17, 6, 11, 11, 6 = 68
     assert sorted(calls) == [51, 68, 79]
+
+
+def test_a_mappings_file_is_appended_whole_where_the_kernel_copy_stops_or_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    head, tail = tmp_path / "head.jsonl", tmp_path / "tail.jsonl"
+    copy = os.copy_file_range
+
+    def one_byte_then_fail(src: int, dst: int, count: int) -> int:
+        if os.lseek(src, 0, os.SEEK_CUR) == 0:
+            return copy(src, dst, 1)  # the kernel copies b"d", then gives up
+        raise OSError(18, "Invalid cross-device link")
+
+    for copier in (one_byte_then_fail, None):
+        head.write_bytes(b'{"a": 1}\nabc')
+        tail.write_bytes(b"defg\n")
+        if copier is None:  # a system without copy_file_range (not Linux)
+            monkeypatch.delattr(os, "copy_file_range")
+        else:
+            monkeypatch.setattr(os, "copy_file_range", copier)
+        with head.open("ab") as out:
+            disagreementsql._append(out, tail)
+        assert head.read_bytes() == b'{"a": 1}\nabcdefg\n'  # 12 + 5 bytes, in order

@@ -836,17 +836,18 @@ class _Gathered:
 
 def _append(out: IO[bytes], path: Path) -> None:
     """Copy the file ``path`` onto the end of ``out`` (in the kernel where it can)."""
+    copy = getattr(os, "copy_file_range", None)  # (Linux only)
     with path.open("rb") as src:
         left = os.fstat(src.fileno()).st_size
         try:
-            while left > 0:
-                copied = os.copy_file_range(src.fileno(), out.fileno(), left)
+            while copy is not None and left > 0:
+                copied = copy(src.fileno(), out.fileno(), left)
                 if not copied:
                     break
                 left -= copied
         except OSError:
-            pass  # (another file system, an old kernel: copied by reads)
-        if left > 0:
+            pass  # (another file system, an old kernel: the rest copied by reads)
+        if left > 0:  # (both files' positions are past what the kernel copied)
             shutil.copyfileobj(src, out, _WRITE_BUFFER)
 
 
