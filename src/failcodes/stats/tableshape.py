@@ -88,6 +88,13 @@ RATER_NAMES = frozenset(
 )
 
 
+#: Column names of a model as the rater (an LLM judge): a wide table's column so named holding
+#: one name per row is a table of one row per rater (below); a long table's rater column keeps
+#: :data:`RATER_NAMES` (``claim_id,model,verdict`` is refused as two rows per unit, naming
+#: ``--long``).
+MODEL_NAMES = frozenset({"model", "models", "model_name", "model_id", "llm", "llms", "llm_id"})
+
+
 def normal_name(name: str) -> str:
     """A column name compared: lower-case, each run of other characters one ``_``."""
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
@@ -114,9 +121,12 @@ def not_transposed(frame: pd.DataFrame, cols: Sequence[str], source: str | Path 
     That is a table of one row per rater and one column per unit: read as given, the units were
     the raters. A rater column whose values repeat is a long table's (:func:`long_columns`); one
     whose values are ratings the other columns use too is a rater (``judge`` beside ``human``).
+    A column named like a model (:data:`MODEL_NAMES`) counts too: five LLMs as the rows of
+    ``model,claim_1,claim_2,claim_3`` read the claims as raters and the models as units (Fleiss
+    -0.339 for the models' 0.062, exit 0).
     """
     for column in cols:
-        if normal_name(column) not in RATER_NAMES:
+        if normal_name(column) not in RATER_NAMES | MODEL_NAMES:
             continue
         values = frame[column].dropna().astype(str)
         others = {str(v) for c in cols if c != column for v in frame[c].dropna().tolist()}

@@ -1,0 +1,70 @@
+"""Session 27, t27red2: outside shapes for agreement, review and corrected shares (issue 30)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli_helpers import run_cli
+
+# Five LLMs (rows) x three claims (columns): a table of one row per rater, as a spreadsheet of
+# model outputs is often kept.
+_MODELS_AS_ROWS = (
+    "model,claim_1,claim_2,claim_3\n"
+    "gpt,SUPPORTED,REFUTED,SUPPORTED\n"
+    "claude,SUPPORTED,REFUTED,REFUTED\n"
+    "llama,SUPPORTED,SUPPORTED,REFUTED\n"
+    "mistral,SUPPORTED,REFUTED,REFUTED\n"
+    "qwen,REFUTED,REFUTED,SUPPORTED\n"
+)
+
+
+@pytest.mark.parametrize("header", ["model", "LLM", "model_name"])
+def test_a_table_of_one_row_per_model_is_refused(tmp_path, capsys, header) -> None:
+    # main read the claims as 3 raters and the 5 models as units (the 'model' column taken as
+    # the unit id by its distinct values) at exit 0: Fleiss -0.339 (statsmodels fleiss_kappa
+    # over the rows as given: -0.3393), where the models' agreement over the 3 claims is
+    # 0.0625 (fleiss_kappa on the transpose; by hand: P_bar = (0.6 + 0.6 + 0.4) / 3 = 0.5333,
+    # p_SUPPORTED = 7/15, P_e = (7/15)^2 + (8/15)^2 = 0.5022, (0.5333 - 0.5022) / 0.4978).
+    # 'coder' or 'judge' in that place was refused so already.
+    table = tmp_path / "models.csv"
+    table.write_text(_MODELS_AS_ROWS.replace("model,", f"{header},", 1))
+    args = ["agree", str(table), "--stat", "fleiss", "--bootstrap", "0", "--format", "json"]
+    code, out, err = run_cli(args, capsys)
+    assert (code, out, err.splitlines()) == (
+        2,
+        "",
+        [
+            f"failcodes: error: {table}, field '{header}': column '{header}' is named like a "
+            "rater and holds one value per row: is the table one row per rater and one column "
+            "per unit? agreement needs one row per unit: transpose it (or give --unit-column "
+            "if that column holds unit ids)"
+        ],
+    )
+    # transposed, it reads the models' agreement
+    flipped = tmp_path / "flipped.csv"
+    flipped.write_text(
+        "unit,gpt,claude,llama,mistral,qwen\n"
+        "claim_1,SUPPORTED,SUPPORTED,SUPPORTED,SUPPORTED,REFUTED\n"
+        "claim_2,REFUTED,REFUTED,SUPPORTED,REFUTED,REFUTED\n"
+        "claim_3,SUPPORTED,REFUTED,REFUTED,REFUTED,SUPPORTED\n"
+    )
+    code, out, err = run_cli(["agree", str(flipped), *args[2:]], capsys)
+    assert code == 0, err
+    assert json.loads(out)[0]["value"] == pytest.approx(0.0625)
+    # given as the unit column, it is read as given (the escape the message names)
+    code, out, err = run_cli([*args, "--unit-column", header], capsys)
+    assert code == 0, err
+    assert json.loads(out)[0]["value"] == pytest.approx(-0.3392857142857)
+
+
+def test_a_wide_table_with_a_model_column_of_repeated_values_is_read(tmp_path, capsys) -> None:
+    # 'model' as a covariate (the system each unit came from, values repeating) is no table of
+    # one row per rater: r1 and r2 agree on 3 of 4 units (by hand), as before.
+    table = tmp_path / "wide.csv"
+    table.write_text("id,model,r1,r2\n1,gpt,a,a\n2,gpt,b,b\n3,llama,a,b\n4,llama,b,b\n")
+    args = ["agree", str(table), "--stat", "percent", "--bootstrap", "0", "--format", "json"]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert json.loads(out)[0]["value"] == pytest.approx(3 / 4)
