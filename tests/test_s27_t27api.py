@@ -330,3 +330,24 @@ def test_run_with_note_none_says_nothing_and_keeps_the_lines_on_the_result(
     assert capsys.readouterr().err == ""
     with pytest.raises(FailcodesError, match=r"^note: expected a function taking a line"):
         fc.run(request, note="x")  # type: ignore[arg-type]
+
+
+def test_ids_kept_both_as_index_and_column_are_read_once() -> None:
+    """Before: ratings_from_frame(frame.set_index("item", drop=False)) (the ids kept as a
+    column too, as pandas users do to look rows up) was pandas' ValueError "cannot insert
+    item, already exists". Now the index level equal to its column is read once; an index
+    whose name is a column of other values is refused naming both.
+
+    Units u1..u5, r1 = a a b b a, r2 = a b b b a: as MATRIX, kappa 0.615385."""
+    frame = pd.DataFrame(
+        {"item": ["u1", "u2", "u3", "u4", "u5"], "r1": list("aabba"), "r2": list("abbba")}
+    )
+    table = fc.ratings_from_frame(frame.set_index("item", drop=False))
+    assert (table.unit_column, table.raters) == ("item", ["r1", "r2"])
+    assert _values(fc.agreement_table(table, "cohen"))["cohen"] == pytest.approx(KAPPA)
+    assert fc.render_table(frame.set_index("item", drop=False), "csv").splitlines()[:2] == [
+        "item,r1,r2",
+        "u1,a,a",
+    ]
+    with pytest.raises(FailcodesError, match=r"^frame: its index 'r1' and its column 'r1'"):
+        fc.ratings_from_frame(frame.set_index("item").rename_axis("r1"))

@@ -261,6 +261,8 @@ def with_row_names(frame: pd.DataFrame) -> pd.DataFrame:
         return frame
     taken = {str(c) for c in frame.columns}
     clash = [str(n) for n in index.names if n is not None and str(n) in taken]
+    if clash and index.nlevels == 1 and (frame[clash[0]].to_numpy() == index.to_numpy()).all():
+        return frame.reset_index(drop=True)  # set_index("system", drop=False): said once
     if clash:
         raise ConfigError(
             f"frame: its index {clash[0]!r} is also a column name: reset or drop one "

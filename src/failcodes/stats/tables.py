@@ -686,6 +686,30 @@ def _frame_arguments(
     return frame, unit, _names(raters, "raters"), _names(categories, "categories")
 
 
+def _index_as_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame.reset_index()``, an index level already a column of the same values left out.
+
+    ``frame.set_index("item", drop=False)`` (the ids kept as a column too) was pandas'
+    ValueError "cannot insert item, already exists"; a level whose name is a column holding
+    other values is refused naming both.
+    """
+    columns = {str(c) for c in frame.columns}
+    drop = []
+    for level, name in enumerate(frame.index.names):
+        if name is None or str(name) not in columns:
+            continue
+        values = frame.index.get_level_values(level)
+        if not (frame[str(name)].to_numpy() == values.to_numpy()).all():
+            raise ConfigError(
+                f"frame: its index {name!r} and its column {name!r} hold other values: "
+                "rename one, or drop the index (frame.reset_index(drop=True))"
+            )
+        drop.append(level)
+    if len(drop) == frame.index.nlevels:
+        return frame.reset_index(drop=True)
+    return frame.reset_index(level=drop, drop=True).reset_index() if drop else frame.reset_index()
+
+
 def ratings_from_frame(
     frame: pd.DataFrame,
     *,
@@ -712,7 +736,7 @@ def ratings_from_frame(
         # unit ids in a named index (`frame.set_index("item")`, as pandas users keep them):
         # left out, a long table's 'annotator' and 'code' columns were two raters and a wide
         # one's units were row numbers
-        frame = frame.reset_index()
+        frame = _index_as_columns(frame)
     choice = columns or choose_columns(
         frame, unit_column=unit_column, raters=raters, exclude=exclude, source=source
     )
