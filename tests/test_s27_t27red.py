@@ -208,3 +208,50 @@ def test_a_row_per_passage_under_ids_line_is_refused(
     assert "pairs.csv:3, field 'claim'" in err and "at line 2 too" in err
     assert "--map COLUMN=passages" in err
     assert not traces.exists()
+
+
+def _two_sets_long(folder: Path) -> Path:
+    """Two data sets numbering their items alike, one row per (item, rater)."""
+    path = folder / "long.csv"
+    path.write_text(
+        "dataset,item_id,rater,label\n"
+        "X,1,A,yes\nX,1,B,yes\nX,2,A,no\nX,2,B,yes\n"
+        "Y,1,A,no\nY,1,B,no\nY,2,A,yes\nY,2,B,yes\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_a_long_tables_unit_id_of_two_data_sets_names_the_column_and_by(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = _two_sets_long(tmp_path)
+    args = ["agree", str(table), "--long", "rater,label", "--unit-column", "item_id",
+            "--stat", "cohen", "--bootstrap", "0", "--format", "json"]  # fmt: skip
+    code, out, err = run_cli(args, capsys)
+    # main named one way alone, --sets ';', which joined X's item 1 and Y's into one code
+    # set per rater: Cohen 0.000 on 2 units (by hand, the 4 items pooled give 0.500)
+    assert (code, out) == (2, "")
+    assert "long.csv:6, field 'label'" in err
+    assert "lines 2 and 6 differ in column 'dataset'" in err and "--by dataset" in err
+    code, out, err = run_cli([*args, "--by", "dataset"], capsys)
+    assert code == 0, err
+    # by hand: X: A yes,no; B yes,yes: p_o 1/2, p_e 1/2*1 + 1/2*0 = 1/2 -> kappa 0;
+    # Y: A and B no,yes alike -> kappa 1
+    got = {r["dataset"]: (r["n_units"], r["value"]) for r in json.loads(out)}
+    assert got == {"X": (2, pytest.approx(0.0)), "Y": (2, pytest.approx(1.0))}
+
+
+def test_a_long_table_given_a_unit_column_it_lacks_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = _two_sets_long(tmp_path)
+    code, out, err = run_cli(
+        ["agree", str(table), "--long", "rater,label", "--unit-column", "dataset,item_id",
+         "--stat", "cohen", "--bootstrap", "0"],
+        capsys,
+    )  # fmt: skip
+    # main: KeyError: Index(['dataset,item_id']) with a traceback, exit 1
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1
+    assert "no unit column 'dataset,item_id'" in err

@@ -178,6 +178,8 @@ def long_columns(
     for name in (rater, rating):
         if name not in cols:
             raise InputError(f"no column '{name}' for --long (columns: {cols})", path=source)
+    if unit_column is not None and unit_column not in cols:  # a KeyError's traceback
+        raise InputError(f"no unit column {unit_column!r} (columns: {cols})", path=source)
     if unit_column is None:
         named = [c for c in cols if id_named(c) and c not in given]
         if len(named) != 1:
@@ -195,6 +197,33 @@ def _lines(frame: pd.DataFrame, lines: Sequence[int] | None, first: int) -> Call
     if lines is not None and len(lines) == len(frame):
         return lambda row: int(lines[row])
     return lambda row: row + first
+
+
+def _two_units(
+    frame: pd.DataFrame, key: Sequence[str], unit: str, rating: str, row: int, line_of: Any
+) -> str:
+    """What a (unit, rater) pair's two rows differ in beyond the rating (two units of one id).
+
+    A long table of two data sets numbering their items alike (``dataset`` X's item 1 and
+    Y's) gave rater A two rows of unit '1'; the way named, ``--sets ';'``, joined X's 'yes'
+    and Y's 'no' into one code set: Cohen 0.000 on 2 units for 0.500 on 4, exit 0.
+    """
+    same = (frame[list(key)] == frame[list(key)].iloc[row]).all(axis=1).to_numpy()
+    first = int(np.flatnonzero(same)[0])
+    for column in frame.columns:
+        if column in key or column == rating:
+            continue
+        a, b = frame[column].iloc[first], frame[column].iloc[row]
+        if pd.isna(a) or pd.isna(b) or a == b:
+            continue
+        units = frame.groupby(column, sort=False)[unit].nunique()
+        if units.get(a, 0) > 1 and units.get(b, 0) > 1:  # a group of units (not a row's note)
+            return (
+                f"lines {line_of(first)} and {line_of(row)} differ in column {str(column)!r}: "
+                f"two units of one id? --by {column} gives each {column} its agreement, or make "
+                "the unit ids unique; "
+            )
+    return ""
 
 
 def wide_from_long(
@@ -248,9 +277,10 @@ def wide_from_long(
     if twice.any() and join is None:
         row = int(np.flatnonzero(twice.to_numpy())[0])
         unit, rater = frame[long.unit].iloc[row], frame[long.rater].iloc[row]
+        groups = _two_units(frame, key, long.unit, long.rating, row, line_of)
         raise InputError(
-            f"unit {str(unit)!r} is rated by {str(rater)!r} twice (several codes per unit and "
-            "rater, one row each? --sets ';' joins them into one code set)",
+            f"unit {str(unit)!r} is rated by {str(rater)!r} twice ({groups}several codes per "
+            "unit and rater, one row each? --sets ';' joins them into one code set)",
             path=source,
             line=line_of(row),
             field=long.rating,
