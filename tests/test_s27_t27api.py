@@ -351,3 +351,20 @@ def test_ids_kept_both_as_index_and_column_are_read_once() -> None:
     ]
     with pytest.raises(FailcodesError, match=r"^frame: its index 'r1' and its column 'r1'"):
         fc.ratings_from_frame(frame.set_index("item").rename_axis("r1"))
+
+
+def test_a_codebook_part_asked_by_a_misspelt_word_is_one_line() -> None:
+    """Before: bundled_codebook().part("verificaton") was an AttributeError ('str' object
+    has no attribute 'value'); the right word worked. The bundled codebook's verification
+    part has the six reasoning dimensions per_trace_steps writes."""
+    cb = fc.bundled_codebook()
+    assert [d.id for d in cb.part("verification").dimensions] == [
+        "evidence_selection",
+        "evidence_understanding",
+        "inference",
+        "verbal_confidence",
+        "label_consistency",
+        "grounding",
+    ]
+    with pytest.raises(FailcodesError, match=r"^kind: 'verificaton' is not one of retrieval"):
+        cb.part("verificaton")

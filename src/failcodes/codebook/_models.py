@@ -19,7 +19,7 @@ from typing import Any, NamedTuple, Self, TypeVar
 from pydantic import Field, model_validator
 
 from failcodes.contract import FrozenModel
-from failcodes.errors import LeafError, MissingPartError
+from failcodes.errors import LeafError, MissingPartError, choice
 from failcodes.hashing import content_hash
 
 ID_PATTERN = r"^[a-z0-9_]+$"
@@ -234,8 +234,13 @@ class Codebook(CodebookHeader):
         description="Renames, merges, splits and removals of codes of the parent version.",
     )
 
-    def part(self, kind: UnitKind) -> Part:
-        """Return the part that applies to units of ``kind``."""
+    def part(self, kind: UnitKind | str) -> Part:
+        """Return the part that applies to units of ``kind``.
+
+        ``kind`` may be its word: ``cb.part("verification")``; a misspelt one
+        (``"verificaton"``) was an AttributeError ('str' object has no attribute 'value').
+        """
+        kind = choice(UnitKind, kind, "kind")
         for part in self.parts:
             if part.id == kind:
                 return part
