@@ -47,14 +47,25 @@ def measured(
     finally:
         usage_file.unlink(missing_ok=True)
     err = done.stderr if isinstance(done.stderr, bytes) else b""
+    LAST.clear()
+    LAST.update(usage)
     return usage["cpu_s"], wall, usage["peak_mb"], done.returncode, err
+
+
+#: The last :func:`measured` command's usage as the launcher wrote it: ``cpu_s``, ``peak_mb``
+#: and ``sys_s`` (its system CPU seconds: page-cache work a shared machine's load swings).
+LAST: dict[str, float] = {}
 
 
 def _launch(out: str, cmd: list[str]) -> int:
     """The launcher: run ``cmd`` (its streams inherited), write its CPU and peak RSS to ``out``."""
     proc = subprocess.Popen(cmd)
     _, status, usage = os.wait4(proc.pid, 0)
-    rec = {"cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024}
+    rec = {
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        "sys_s": usage.ru_stime,
+        "peak_mb": usage.ru_maxrss / 1024,
+    }
     Path(out).write_text(json.dumps(rec))
     return os.waitstatus_to_exitcode(status)
 
