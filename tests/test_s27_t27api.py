@@ -368,3 +368,17 @@ def test_a_codebook_part_asked_by_a_misspelt_word_is_one_line() -> None:
     ]
     with pytest.raises(FailcodesError, match=r"^kind: 'verificaton' is not one of retrieval"):
         cb.part("verificaton")
+
+
+def test_percent_table_names_a_group_it_has_no_shares_for() -> None:
+    """Before: percent_table(shares, ["B"]) for shares of group A alone was pandas' KeyError
+    'B', digits=-1 a ValueError ('Format specifier missing precision'). A's share 0.5 reads
+    50.0 (one decimal by default)."""
+    shares = pd.DataFrame(
+        {"dimension": ["d"], "code": ["c"], "label": ["l"], "high_quality": [True]}
+    ).assign(A=[0.5], n_A=[2])
+    assert fc.percent_table(shares, ["A"])["A"].tolist() == ["50.0"]
+    with pytest.raises(FailcodesError, match=r"field 'groups': 'B' is no group .*have: A\)"):
+        fc.percent_table(shares, ["B"])
+    with pytest.raises(FailcodesError, match=r"field 'digits': expected a whole number >= 0"):
+        fc.percent_table(shares, ["A"], digits=-1)

@@ -290,6 +290,18 @@ def _num(value: object) -> float | None:
 
 def percent_table(shares: pd.DataFrame, groups: Sequence[str], *, digits: int = 1) -> pd.DataFrame:
     """Turn :func:`code_shares` output into a printable table of percentages."""
+    # from a notebook: a group code_shares has no column for was pandas' KeyError 'B',
+    # digits=-1 a ValueError ("Format specifier missing precision"), "AB" two groups A, B
+    groups = [groups] if isinstance(groups, str) else list(groups)
+    have = [str(c)[2:] for c in shares.columns if str(c).startswith("n_")]
+    missing = [g for g in groups if g not in shares.columns]
+    if missing:
+        raise InputError(
+            f"{missing[0]!r} is no group of these shares (they have: {', '.join(have) or 'none'})",
+            field="groups",
+        )
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
+        raise InputError(f"expected a whole number >= 0, not {digits!r}", field="digits")
     out = shares[["dimension", "code"]].copy()
     for g in groups:
         out[g] = [("–" if pd.isna(v) else f"{v * 100:.{digits}f}") for v in shares[g]]
