@@ -53,8 +53,9 @@ def test_a_table_of_one_row_per_model_is_refused(tmp_path, capsys, header) -> No
     code, out, err = run_cli(["agree", str(flipped), *args[2:]], capsys)
     assert code == 0, err
     assert json.loads(out)[0]["value"] == pytest.approx(0.0625)
-    # given as the unit column, it is read as given (the escape the message names)
-    code, out, err = run_cli([*args, "--unit-column", header], capsys)
+    # named as the unit column, with the raters named, it is read as given
+    raters = ["--raters", "claim_1,claim_2,claim_3"]
+    code, out, err = run_cli([*args, "--unit-column", header, *raters], capsys)
     assert code == 0, err
     assert json.loads(out)[0]["value"] == pytest.approx(-0.3392857142857)
 
@@ -68,3 +69,28 @@ def test_a_wide_table_with_a_model_column_of_repeated_values_is_read(tmp_path, c
     code, out, err = run_cli(args, capsys)
     assert code == 0, err
     assert json.loads(out)[0]["value"] == pytest.approx(3 / 4)
+
+
+@pytest.mark.parametrize(
+    "header", ["name,claim_1,claim_2,claim_3", "reader,Passage 1,Passage 2,Passage 3"]
+)
+def test_a_table_whose_rater_columns_are_named_like_claims_is_refused(
+    tmp_path, capsys, header
+) -> None:
+    # The same five LLMs as rows under a header no rater word names: main read the claims as
+    # raters at exit 0 (Fleiss -0.339 for the models' 0.0625, as above), where 'q1' or
+    # 'case_1' columns were refused already.
+    table = tmp_path / "models.csv"
+    table.write_text(header + "\n" + _MODELS_AS_ROWS.split("\n", 1)[1])
+    args = ["agree", str(table), "--stat", "fleiss", "--bootstrap", "0", "--format", "json"]
+    code, out, err = run_cli(args, capsys)
+    first = header.split(",")[1:]
+    assert (code, out, err.splitlines()) == (
+        2,
+        "",
+        [
+            f"failcodes: error: {table}:1: 3 rater columns ({', '.join(first)}) named like "
+            "units: is the table one row per rater and one column per unit? agreement needs "
+            "one row per unit: transpose it (to read it as given, name the raters with --raters)"
+        ],
+    )

@@ -40,6 +40,7 @@ from failcodes.stats.summaries import (
 from failcodes.stats.tableshape import (
     ID_NAMES,
     RATER_NAMES,
+    UNIT_WORDS,
     id_named,
     is_number,
     no_code_grid,
@@ -386,7 +387,7 @@ def _rater_named(column: str) -> bool:
 def _unit_named(column: str) -> bool:
     """Whether a column is named like one unit: an id word and a number (``q3``, ``case_12``)."""
     stem = re.fullmatch(r"([a-z]+)[ _.#-]*\d+", "_".join(name_words(column)))
-    return stem is not None and (stem[1] in ID_NAMES or stem[1] in ("q", "question"))
+    return stem is not None and (stem[1] in ID_NAMES or stem[1] in UNIT_WORDS)
 
 
 def choose_columns(

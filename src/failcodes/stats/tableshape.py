@@ -95,6 +95,28 @@ RATER_NAMES = frozenset(
 MODEL_NAMES = frozenset({"model", "models", "model_name", "model_id", "llm", "llms", "llm_id"})
 
 
+#: Words that, with a number, name one unit as a column (``claim_1``, ``Passage 2``, ``q3``),
+#: beside :data:`ID_NAMES`: a table whose every rater column is so named is one row per rater.
+UNIT_WORDS = frozenset(
+    {
+        "q",
+        "question",
+        "claim",
+        "statement",
+        "passage",
+        "sentence",
+        "document",
+        "doc",
+        "abstract",
+        "article",
+        "snippet",
+        "chunk",
+        "example",
+        "tweet",
+    }
+)
+
+
 def normal_name(name: str) -> str:
     """A column name compared: lower-case, each run of other characters one ``_``."""
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
