@@ -126,6 +126,10 @@ def test_a_path_or_a_dict_where_objects_go_is_one_line(tmp_path: Path) -> None:
     TypeError from Path()."""
     with pytest.raises(FailcodesError, match=r"^traces: a path \('t.jsonl'\); read the file"):
         fc.compute_metrics("t.jsonl", [], "refuted")  # type: ignore[arg-type]
+    with pytest.raises(FailcodesError, match=r"^traces: a path \('t.jsonl'\); read the file"):
+        fc.find_disagreements("t.jsonl", [], "refuted")  # type: ignore[arg-type]
+    with pytest.raises(FailcodesError, match=r"^labels: a path \('l.jsonl'\); read the file"):
+        fc.find_disagreements([], Path("l.jsonl"), "refuted")  # type: ignore[arg-type]
     with pytest.raises(FailcodesError, match=r"^request: expected a request .*not dict"):
         fc.run({"traces": [str(tmp_path / "t.jsonl")]})  # type: ignore[arg-type]
     with pytest.raises(FailcodesError, match=r"^path: expected a file's path, not DataFrame"):

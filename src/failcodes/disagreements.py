@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, field_validator
 
 from failcodes.contract import FrozenModel
-from failcodes.errors import choice
+from failcodes.errors import choice, objects_not_a_file
 from failcodes.labels import Label, LabelIndex, check_in_memory
 from failcodes.labelscope import DataShape, QuestionScope
 from failcodes.mapping import (
@@ -569,6 +569,8 @@ def find_disagreements(
     duplicate claims/labels or a label matching no trace. (For large trace files the
     ``disagreements`` command selects on columns and writes streaming instead.)
     """
+    for name, given in (("traces", traces), ("labels", labels)):
+        objects_not_a_file(name, given)  # a path was read letter by letter (AttributeError)
     items = list(traces)
     sentences = choice(Level, level, "level") is Level.SENTENCE
     index = LabelIndex(check_in_memory(labels, items, sentences))

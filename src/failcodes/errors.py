@@ -28,6 +28,21 @@ def choice(kind: type[_E], value: object, name: str) -> _E:
         raise ConfigError(f"{name}: {value!r} is not one of {allowed}") from None
 
 
+def objects_not_a_file(name: str, given: object) -> None:
+    """Refuse a DataFrame or a path given for in-memory ``traces`` / ``labels``.
+
+    A DataFrame's column names were read as rows, a path letter by letter ('str' object has
+    no attribute 'system'); the notebook functions (compute_metrics, find_disagreements)
+    take the objects the readers return.
+    """
+    if hasattr(given, "to_parquet"):
+        raise ConfigError(f"{name}: a DataFrame; read the file with failcodes.read_{name}")
+    if isinstance(given, str | Path):
+        raise ConfigError(
+            f"{name}: a path ({str(given)!r}); read the file with failcodes.read_{name}"
+        )
+
+
 def clip(text: str, width: int = 60) -> str:
     """``text`` cut to ``width`` characters, ending "...", for a one-line message."""
     return text if len(text) <= width else text[: width - 3] + "..."

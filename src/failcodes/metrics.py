@@ -21,7 +21,6 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -29,7 +28,7 @@ import numpy.typing as npt
 from pydantic import Field
 
 from failcodes.contract import FrozenModel
-from failcodes.errors import ConfigError, choice, listed
+from failcodes.errors import ConfigError, choice, listed, objects_not_a_file
 from failcodes.labelcols import label_column
 from failcodes.labels import Label, SentenceLabelCodes, check_in_memory, label_flags
 from failcodes.labels import LabelIndex as LabelIndex  # re-exported (one index, in labels)
@@ -1248,12 +1247,7 @@ def compute_metrics(
         if not 0 < confidence < 1:
             raise ConfigError(f"confidence: expected a level in (0, 1), not {confidence!r}")
     for name, given in (("traces", traces), ("labels", labels)):
-        if hasattr(given, "to_parquet"):  # a DataFrame: its column names read as rows
-            raise ConfigError(f"{name}: a DataFrame; read the file with failcodes.read_{name}")
-        if isinstance(given, str | Path):  # a path: 'runs/a.jsonl' read letter by letter
-            raise ConfigError(
-                f"{name}: a path ({str(given)!r}); read the file with failcodes.read_{name}"
-            )
+        objects_not_a_file(name, given)
     if isinstance(traces, SentenceColumns) and lvl is Level.CLAIM:
         raise ValueError("claim-level metrics need the claims: read_trace_columns, not groups")
     if not isinstance(traces, TraceColumns | SentenceColumns):  # in memory: the CLI's checks
