@@ -255,3 +255,47 @@ def test_a_long_table_given_a_unit_column_it_lacks_is_refused_in_one_line(
     assert (code, out) == (2, "")
     assert err.count("\n") == 1
     assert "no unit column 'dataset,item_id'" in err
+
+
+def test_a_sentence_row_with_no_claim_is_no_failed_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A sentence table: each answer sentence a row, claim and verdict blank where none."""
+    table = tmp_path / "sentences.csv"
+    table.write_text(
+        "question_id,sentence_id,sentence,claim,verdict,label\n"
+        "q1,s1,Aspirin cures cancer.,aspirin cures cancer,refuted,wrong\n"
+        "q1,s2,Take 20 pills daily.,,,wrong\n"
+        "q1,s3,It is cheap.,aspirin is cheap,supported,ok\n"
+        "q1,s4,See a doctor.,,,ok\n",
+        encoding="utf-8",
+    )
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    base = ["ingest", "generic", str(table), "-o", str(traces), "--system", "s"]
+    rule = ["--label-rule", "label = wrong -> error"]
+    code, _, err = run_cli([*base, "--labels-out", str(labels), *rule], capsys)
+    # main named --option no_verdict=drop ("if the verifier failed on this claim"), which
+    # left both labelled sentences without claims out: n 2, TP 1, TN 1 at exit 0
+    assert code == 2 and err.count("\n") == 1
+    assert "sentences.csv:3, field 'verdict': no claim and no verdict" in err
+    assert "ingest generic-labels" in err
+    code, _, err = run_cli([*base, "--option", "no_verdict=drop", "--map", "label="], capsys)
+    assert code == 0, err
+    assert "2 of them give no claim either" in err
+    # the way it names: the sentences' labels apart
+    code, _, err = run_cli(
+        ["ingest", "generic-labels", str(table), "-o", str(labels), *rule,
+         "--map", "claim=", "--map", "verdict="],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    code, out, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted",
+         "--format", "json", "--bootstrap", "0"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    (row,) = json.loads(out)
+    # by hand (the seed's rule: a labelled sentence without claims is no error flagged): s1
+    # TP, s2 (error, no claim) FN, s3 TN, s4 (no error, no claim) TN
+    assert (row["n"], row["tp"], row["fp"], row["fn"], row["tn"]) == (4, 1, 0, 1, 2)

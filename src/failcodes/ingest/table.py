@@ -1013,15 +1013,17 @@ class TableStream:
                 tally.unlisted[str(system)] = tally.unlisted.get(str(system), 0) + 1
                 return None
         if _no_verdict(raw, spec):
+            claimless = _claimless(raw, spec, columns)
             if spec.no_verdict == "drop":
                 tally.unverdicted += 1
+                tally.claimless += claimless
                 if tally.first_unverdicted is None:
                     tally.first_unverdicted = line
                 system = _row_system(raw, spec)
                 if system is not None:
                     tally.dropped[str(system)] = tally.dropped.get(str(system), 0) + 1
                 return None
-            reason = _no_verdict_reason(raw, spec, columns)
+            reason = CLAIMLESS if claimless else _no_verdict_reason(raw, spec, columns)
             error = InputError(reason, path=path, line=line, field="verdict")
             raise _in_row(_verdict_column(error, raw, spec), where)
         _ids_given_alike(raw, spec, tally, path, line)
@@ -1121,6 +1123,14 @@ class TableStream:
                 f"{tally.first_unverdicted}; --option no_verdict=drop"
                 + (f"; {by_system}" if by_system else "")
                 + "): their claims count in no metric"
+                + (
+                    f"; {tally.claimless:,} of them give no claim either (sentences without "
+                    "claims?): no label of theirs is written, so they count in no metric, "
+                    f"where metrics count a labelled sentence without claims as no error "
+                    f"flagged; {LABELS_APART}"
+                    if tally.claimless
+                    else ""
+                )
                 + (
                     "; a sentence left with no claim of one system, its shared label kept by "
                     "another system's row, counts for the first as one it made no claim for "
@@ -1383,6 +1393,8 @@ class _Tally:
     records: dict[int, tuple[int, int, str]] = field(default_factory=dict)
     #: with ``--option ids=line``: each row's content (file, cells) by its hash -> its line
     contents: dict[str, int] = field(default_factory=dict)
+    #: rows left out for want of a verdict that give no claim either
+    claimless: int = 0
     #: with ``--option ids=line``: the file and line of the row read last
     last_line: tuple[Path, int] | None = None
     #: sentence ids the tool made (no column gives one), by the hash of (system, question,
@@ -1717,6 +1729,40 @@ def _check_mapped(paths: Sequence[Path], columns: set[str], spec: TableSpec) -> 
 
 #: A JSON key the --option rows path names as it is (no dot, bracket, star or space).
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+#: The way to a flat table's labelled sentences without claims: their labels apart.
+LABELS_APART = (
+    "write the sentences' labels apart, failcodes ingest generic-labels FILE --label-rule "
+    "RULE --map CLAIM_COLUMN= --map VERDICT_COLUMN=, and the claims' rows with --option "
+    "no_verdict=drop"
+)
+
+#: A row with neither claim nor verdict: a sentence without claims, not a failed verifier.
+CLAIMLESS = (
+    "no claim and no verdict: a sentence without claims? each row here is a claim, and "
+    "--option no_verdict=drop would leave out its label too (it would count in no metric, "
+    "where metrics count a labelled sentence without claims as no error flagged, an FN for an "
+    f"error): {LABELS_APART}"
+)
+
+
+def _claimless(raw: Mapping[str, Any], spec: TableSpec, seen: set[str]) -> bool:
+    """Whether the row leaves the claim column(s) of its file blank (a sentence without claims).
+
+    A sentence table giving each answer sentence a row, its claim and verdict cells blank
+    where the pipeline extracted no claim: ``--option no_verdict=drop``, the refusal's way,
+    left each such labelled sentence out (n 2, TP 1, TN 1 for n 4, TP 1, FN 1, TN 2 by the
+    seed's rule, exit 0), said as rows whose claims count in no metric.
+    """
+    sources = [k for k, targets in spec.column_map.items() if "claim" in targets]
+    sources = sources or ["claim"]
+    if not seen & set(sources):
+        return False  # no claim column: the claim is the sentence's text
+    return all(
+        raw.get(k) is None or (isinstance(raw.get(k), str) and not str(raw.get(k)).strip())
+        for k in sources
+    )
 
 
 def _no_verdict_reason(raw: Mapping[str, Any], spec: TableSpec, seen: set[str]) -> str:
