@@ -94,3 +94,22 @@ def test_a_table_whose_rater_columns_are_named_like_claims_is_refused(
             "one row per unit: transpose it (to read it as given, name the raters with --raters)"
         ],
     )
+
+
+def test_a_long_table_with_a_time_column_is_read_as_long(tmp_path, capsys) -> None:
+    # unit,annotator,label and each annotation's seconds (as annotation tools export them):
+    # main refused it asking for --raters ('seconds named like ... a time and 1 other column
+    # left; name the raters with --raters'), which would read annotator and label as two
+    # raters of a wide table. Read as long, A and B agree on 3 of 4 units; Cohen by hand:
+    # p_o 0.75, A says yes on 2/4, B on 3/4: p_e = 0.5 * 0.75 + 0.5 * 0.25 = 0.5, kappa 0.5.
+    table = tmp_path / "long.csv"
+    table.write_text(
+        "unit,annotator,label,seconds\n1,A,yes,12\n1,B,yes,30\n2,A,no,11\n2,B,yes,9\n"
+        "3,A,no,15\n3,B,no,20\n4,A,yes,8\n4,B,yes,7\n"
+    )
+    args = ["agree", str(table), "--stat", "cohen", "--bootstrap", "0", "--format", "json"]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert (row["value"], row["raters"], row["n_units"]) == (pytest.approx(0.5), ["A", "B"], 4)
+    assert row["notes"][0].endswith("not read (the ratings are column 'label'): seconds")

@@ -39,6 +39,7 @@ from failcodes.stats.summaries import (
 )
 from failcodes.stats.tableshape import (
     ID_NAMES,
+    NOT_RATING_WORDS,
     RATER_NAMES,
     UNIT_WORDS,
     id_named,
@@ -115,6 +116,8 @@ def detect_long(
             return None
         unit_column = named[0]
     rest = [c for c in cols if c not in (unit_column, rater_named[0])]
+    if len(rest) > 1:  # a time or a note beside the rating (`unit,annotator,label,seconds`)
+        rest = [c for c in rest if not NOT_RATING_WORDS.intersection(name_words(c))]
     if len(rest) != 1 or unit_column not in cols:
         return None
     if not frame[unit_column].duplicated().any():  # long only if the raters are no ratings
