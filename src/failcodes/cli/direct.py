@@ -239,10 +239,14 @@ def _labels_file(argv: list[str]) -> _Found | None:
 
     def write() -> None:  # IngestRequest.run's steps for it, in its order
         fileio.check_not_input((target,), (path,))
-        labels = labelio.read_labels(path, column_map={}, columns=True)
-        if not labels:
-            raise InputError("no labels found (expected at least one record)", path=str(path))
-        labelio.write_labels(target, labels)  # atomically, in a batch of its own
-        echo(f"wrote {len(labels):,} labels -> {target}")
+        # a piece at a time, nothing held; else (an error, or what it cannot vouch for) whole
+        count = labelio.copy_labels(path, target)
+        if count is None:
+            labels = labelio.read_labels(path, column_map={}, columns=True)
+            if not labels:
+                raise InputError("no labels found (expected at least one record)", path=str(path))
+            labelio.write_labels(target, labels)  # atomically, in a batch of its own
+            count = len(labels)
+        echo(f"wrote {count:,} labels -> {target}")
 
     return write, False
