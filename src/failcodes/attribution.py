@@ -22,6 +22,7 @@ makes them while it streams its files.
 
 from __future__ import annotations
 
+import functools
 import sys
 from array import array
 from collections import Counter
@@ -191,6 +192,32 @@ def unit_codes(ann: AnnotationRead, high: Mapping[str, str]) -> UnitCodes:
 _CONTENT_ID = frozenset("0123456789abcdef")
 #: Ids added to a :class:`CodeIndex` between moves into its arrays.
 _SETTLE = 65_536
+#: Buckets of a :class:`CodeIndex`'s content ids (by their top bits), sorted one at a time.
+_BUCKETS = 64
+_BUCKET_SHIFT = 64 - 6
+
+
+@functools.lru_cache(maxsize=1)
+def _malloc_trim() -> Any:
+    """The C library's ``malloc_trim`` (glibc), or None (another C library: none to call)."""
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+def _give_back() -> None:
+    """Give the pages of freed memory back to the system (glibc keeps them for reuse).
+
+    A :class:`CodeIndex` lets go of each bucket as it is sorted into arrays made once: freed
+    from the heap, its pages would still count in the process's memory beside the sorted
+    arrays that do not reuse them.
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 class CodeIndex:
@@ -211,9 +238,12 @@ class CodeIndex:
         self._records: list[UnitCodes] = []
         self._number: dict[UnitCodes, int] = {}
         self._raw: dict[tuple[object, ...], int] = {}
-        # content ids (64-bit numbers) and their records' numbers added since the last sort
-        self._keys = array("q")
-        self._which = array("i")
+        # content ids (64-bit numbers) and their records' numbers added since the last sort,
+        # in file order within each of _BUCKETS buckets by the number's top bits (sorted a
+        # bucket at a time: see _arrays); how many
+        self._keys = [array("q") for _ in range(_BUCKETS)]
+        self._which = [array("i") for _ in range(_BUCKETS)]
+        self._added = 0
         self._other: dict[str, int] = {}
         # those sorted (the one copy kept once a unit is looked up), None before the first
         self._sorted: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None
@@ -285,15 +315,38 @@ class CodeIndex:
             keys = array("q", bytes.fromhex(joined))  # every id a content id
             if sys.byteorder == "little":  # each id is its 64-bit big-endian number
                 keys.byteswap()
-            self._keys.extend(keys)
-            self._which.extend(numbers)
+            self._bucket(keys, numbers)
             return
+        held, held_which = array("q"), array("i")
         for uid, number in zip(uids, numbers, strict=True):
             if len(uid) == 16 and _CONTENT_ID.issuperset(uid):
-                self._keys.append(int.from_bytes(bytes.fromhex(uid), "big", signed=True))
-                self._which.append(number)
+                held.append(int.from_bytes(bytes.fromhex(uid), "big", signed=True))
+                held_which.append(number)
             else:
                 self._other[uid] = number
+        self._bucket(held, held_which)
+
+    def _bucket(self, keys: array[int], numbers: array[int]) -> None:
+        """Add content ids (numbers) and their records' numbers to their buckets, in order."""
+        if not keys:
+            return
+        import numpy as np
+
+        k = np.frombuffer(keys, dtype=np.int64)
+        w = np.frombuffer(numbers, dtype=np.int32)
+        bucket = (k >> _BUCKET_SHIFT) + _BUCKETS // 2  # the top bits, in the keys' order
+        order = np.argsort(bucket, kind="stable")  # (a chunk of ids: 8 bytes an id)
+        ends = np.cumsum(np.bincount(bucket, minlength=_BUCKETS)).tolist()
+        k, w = k[order], w[order]
+        start = 0
+        for at, end in enumerate(ends):
+            if end > start:
+                self._keys[at].frombytes(k[start:end].tobytes())
+                self._which[at].frombytes(w[start:end].tobytes())
+            start = end
+        self._added += len(keys)
+        del k, w, bucket, order
+        _give_back()
 
     def check(self) -> None:
         """Raise the error of an annotation made under another codebook, if one was added."""
@@ -303,24 +356,46 @@ class CodeIndex:
     def _arrays(self) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         """The content ids sorted, with their records' numbers (the last of a unit's).
 
-        Sorted from views of the arrays they were added to, which are then let go: 32 bytes a
-        unit at the sort, 12 kept (a copy of both and a second kept copy made it ~50 and 25:
-        the 2.1M retrieval units of a 10x paper-scale study, ~105 MB at the sort; issue 30).
+        Sorted a bucket (the ids' top bits: a unit's ids are all in its bucket, in file
+        order) at a time into arrays made once, each bucket let go when sorted and its pages
+        given back (:func:`_give_back`): 12 bytes a unit and one bucket's sort. Sorting them
+        all at once took ~20 bytes a unit more at its peak: 35 MB for the 2.1M retrieval
+        units of a 10x paper-scale study, whose ``attribute`` peaked 1.82x its 1x peak
+        (issue 30).
         """
         import numpy as np
 
         self._settle()
-        if self._sorted is not None and not self._keys:
+        if self._sorted is not None and not self._added:
             return self._sorted
-        keys: np.ndarray[Any, Any] = np.frombuffer(self._keys, dtype=np.int64)
-        which: np.ndarray[Any, Any] = np.frombuffer(self._which, dtype=np.int32)
         if self._sorted is not None:  # units added after a lookup (a unit added later wins)
-            keys = np.concatenate((self._sorted[0], keys))
-            which = np.concatenate((self._sorted[1], which))
-        order = np.argsort(keys, kind="stable")
-        keys, which = keys[order], which[order]
-        del order
-        self._keys, self._which = array("q"), array("i")  # (no view of them is left)
+            keys = np.concatenate(
+                [self._sorted[0], *(np.frombuffer(k, dtype=np.int64) for k in self._keys)]
+            )
+            which = np.concatenate(
+                [self._sorted[1], *(np.frombuffer(w, dtype=np.int32) for w in self._which)]
+            )
+            order = np.argsort(keys, kind="stable")
+            keys, which = keys[order], which[order]
+            del order
+        else:  # the buckets in the keys' order
+            keys = np.empty(self._added, dtype=np.int64)
+            which = np.empty(self._added, dtype=np.int32)
+            start = 0
+            for at in range(_BUCKETS):
+                k = np.frombuffer(self._keys[at], dtype=np.int64)
+                w = np.frombuffer(self._which[at], dtype=np.int32)
+                order = np.argsort(k, kind="stable")
+                end = start + len(k)
+                keys[start:end], which[start:end] = k[order], w[order]
+                del k, w, order
+                self._keys[at], self._which[at] = array("q"), array("i")  # let go
+                start = end
+                if at % 8 == 7:
+                    _give_back()
+        self._keys = [array("q") for _ in range(_BUCKETS)]
+        self._which = [array("i") for _ in range(_BUCKETS)]
+        self._added = 0
         last = np.ones(len(keys), dtype=bool)  # the last annotation of each unit wins
         last[:-1] = keys[1:] != keys[:-1]
         if not last.all():
@@ -328,20 +403,53 @@ class CodeIndex:
         self._sorted = (keys, which)
         return self._sorted
 
+    def _find(
+        self, wanted: np.ndarray[Any, Any]
+    ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        """For content ids (int64 numbers): held, their records' numbers, their places.
+
+        A place is the unit's among the content ids held (0 to len - 1); where not held,
+        its record and place are those of a neighbour (look at ``held``).
+        """
+        import numpy as np
+
+        keys, which = self._arrays()
+        if not len(keys):
+            empty = np.zeros(len(wanted), dtype=np.int64)
+            return empty.astype(bool), empty, empty
+        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        return keys[at] == wanted, which[at], at
+
+    def positions(self, uids: Sequence[str]) -> np.ndarray[Any, Any]:
+        """Each id's place among the content ids held (0 to len - 1), -1 where not held.
+
+        An id not a content id (kept in a dict) is -1 too: one number a unit held.
+        """
+        import numpy as np
+
+        out = np.full(len(uids), -1, dtype=np.int64)
+        content = [
+            i for i, uid in enumerate(uids) if len(uid) == 16 and _CONTENT_ID.issuperset(uid)
+        ]
+        if not content:
+            return out
+        joined = "".join(uids[i] for i in content)
+        wanted = np.frombuffer(bytes.fromhex(joined), dtype=">i8").astype(np.int64)
+        found, _, place = self._find(wanted)
+        out[np.asarray(content)[found]] = place[found]
+        return out
+
     def get(self, uid: str) -> UnitCodes | None:
         """The codes of unit ``uid`` (None: not coded)."""
         self._settle()
         if len(uid) != 16 or not _CONTENT_ID.issuperset(uid):
             number = self._other.get(uid)
             return None if number is None else self._records[number]
-        keys, which = self._arrays()
         import numpy as np
 
         key = int.from_bytes(bytes.fromhex(uid), "big", signed=True)
-        at = int(np.searchsorted(keys, np.int64(key)))
-        if at >= len(keys) or int(keys[at]) != key:
-            return None
-        return self._records[int(which[at])]
+        found, which, _ = self._find(np.array([key], dtype=np.int64))
+        return self._records[int(which[0])] if found[0] else None
 
     def flag(self, uid: str) -> bool | None:
         """:func:`is_all_high` of unit ``uid``'s codes (None: not coded)."""
@@ -357,16 +465,11 @@ class CodeIndex:
             return [self.get(uid) for uid in uids]
         import numpy as np
 
-        keys, which = self._arrays()
-        if not len(keys):
-            return [None] * len(uids)
         wanted = np.frombuffer(bytes.fromhex(joined), dtype=">i8").astype(np.int64)
-        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-        found = keys[at] == wanted
+        found, which, _ = self._find(wanted)
         records = self._records
         return [
-            records[w] if f else None
-            for w, f in zip(which[at].tolist(), found.tolist(), strict=True)
+            records[w] if f else None for w, f in zip(which.tolist(), found.tolist(), strict=True)
         ]
 
     def heuristic(self) -> bool:
@@ -382,6 +485,57 @@ class CodeIndex:
 
     def __len__(self) -> int:
         return len(self._arrays()[0]) + len(self._other)
+
+
+class SeenUnits:
+    """:class:`~failcodes.unitrepeats.FirstUnits` for rows coded by one :class:`CodeIndex`.
+
+    A unit the index holds is its place there (:meth:`CodeIndex.positions`): a bit per unit
+    held and group (``by``) says it was counted; any other (uncoded) unit goes to a
+    FirstUnits. Its rows' codes are all the index's record, so a repeat never differs. A
+    FirstUnits of every unit held 16 bytes a unit and merged its runs (~47 MB at the 2.1M
+    retrieval units of a 10x paper-scale study's ``attribute``; issue 30), here a bit.
+    """
+
+    def __init__(self, codes: CodeIndex) -> None:
+        self._codes = codes
+        self._seen: dict[str, bytearray] = {}
+        self._rest: FirstUnits | None = None
+
+    def first_rows(
+        self,
+        rows: Sequence[Sequence[object]],
+        columns: Sequence[str],
+        by: str,
+        codes: Sequence[str],
+    ) -> list[Sequence[object]]:
+        """The rows (tuples in ``columns`` order) whose (``by``, unit) no earlier row held."""
+        if not rows:
+            return []
+        at_by, at_uid = columns.index(by), columns.index("unit_id")
+        places = self._codes.positions([str(row[at_uid]) for row in rows]).tolist()
+        size = (len(self._codes) + 7) // 8
+        out: list[Sequence[object]] = []
+        rest: list[Sequence[object]] = []
+        for row, place in zip(rows, places, strict=True):
+            if place < 0:
+                rest.append(row)
+                continue
+            group = str(row[at_by])  # as FirstUnits reads it (a table's text)
+            seen = self._seen.get(group)
+            if seen is None:
+                seen = self._seen[group] = bytearray(size)
+            byte, bit = place >> 3, 1 << (place & 7)
+            if not seen[byte] & bit:
+                seen[byte] |= bit
+                out.append(row)
+        if rest:
+            if self._rest is None:
+                from failcodes.unitrepeats import FirstUnits
+
+                self._rest = FirstUnits()
+            out.extend(self._rest.first_rows(rest, columns, by, codes))
+        return out
 
 
 class PassageUnit(NamedTuple):
@@ -999,7 +1153,7 @@ def count_rows(
     flag: str,
     rates: QualityCounts,
     errors: ErrorCounts,
-    once: FirstUnits | None = None,
+    once: FirstUnits | SeenUnits | None = None,
 ) -> None:
     """:func:`quality_counts` and :func:`error_counts` of a table's rows, added in place.
 

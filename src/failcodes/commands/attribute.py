@@ -21,6 +21,7 @@ from failcodes.attribution import (
     CodeIndex,
     GoldFlags,
     RankGaps,
+    SeenUnits,
     Strategy,
     attribute_item,
     attribution_row,
@@ -236,8 +237,6 @@ class AttributeRequest(Request):
         """Attribute the items one at a time, each table written a chunk at a time."""
         import pandas as pd
 
-        from failcodes.unitrepeats import FirstUnits
-
         items = _CsvSink(batch, self._path("attribution"))
         jsonl = batch.stage(self.output / layout.ATTRIBUTION_ITEMS).open("wb")
         passages = _CsvSink(batch, self._path("per_passage_codes")) if self.retrieval else None
@@ -251,7 +250,7 @@ class AttributeRequest(Request):
         r_counts: dict[str, Any] = {"by": "retriever", "flag": "all_high"}
         # each (retriever, unit) once: a passage retrieved for several systems' claims is one
         # unit of the retriever's (retriever_all_high.csv counted it once per system)
-        r_counts |= {"rates": r_rates, "errors": r_errors, "once": FirstUnits()}
+        r_counts |= {"rates": r_rates, "errors": r_errors, "once": SeenUnits(r_codes)}
         v_counts: dict[str, Any] = {"by": "verifier", "flag": "all_correct"}
         v_counts |= {"rates": v_rates, "errors": v_errors}
         systems: list[str] = []
