@@ -220,6 +220,20 @@ def _give_back() -> None:
         trim(0)
 
 
+def _last_of_each(
+    keys: np.ndarray[Any, Any], which: np.ndarray[Any, Any]
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Sorted ``keys`` and their ``which``, each key once with its last ``which``.
+
+    Sorted stably (equal keys in the order added): the last annotation of a unit wins.
+    """
+    import numpy as np
+
+    last = np.ones(len(keys), dtype=bool)
+    last[:-1] = keys[1:] != keys[:-1]
+    return (keys, which) if last.all() else (keys[last], which[last])
+
+
 class CodeIndex:
     """The codes of one unit kind by unit id, slim: 12 bytes a unit and the distinct records.
 
@@ -376,7 +390,7 @@ class CodeIndex:
                 [self._sorted[1], *(np.frombuffer(w, dtype=np.int32) for w in self._which)]
             )
             order = np.argsort(keys, kind="stable")
-            keys, which = keys[order], which[order]
+            keys, which = _last_of_each(keys[order], which[order])
             del order
         else:  # the buckets in the keys' order
             keys = np.empty(self._added, dtype=np.int64)
@@ -386,20 +400,18 @@ class CodeIndex:
                 k = np.frombuffer(self._keys[at], dtype=np.int64)
                 w = np.frombuffer(self._which[at], dtype=np.int32)
                 order = np.argsort(k, kind="stable")
+                k, w = _last_of_each(k[order], w[order])
                 end = start + len(k)
-                keys[start:end], which[start:end] = k[order], w[order]
+                keys[start:end], which[start:end] = k, w
                 del k, w, order
                 self._keys[at], self._which[at] = array("q"), array("i")  # let go
                 start = end
                 if at % 8 == 7:
                     _give_back()
+            keys, which = keys[:start], which[:start]  # (pages past it never written)
         self._keys = [array("q") for _ in range(_BUCKETS)]
         self._which = [array("i") for _ in range(_BUCKETS)]
         self._added = 0
-        last = np.ones(len(keys), dtype=bool)  # the last annotation of each unit wins
-        last[:-1] = keys[1:] != keys[:-1]
-        if not last.all():
-            keys, which = keys[last], which[last]
         self._sorted = (keys, which)
         return self._sorted
 
