@@ -69,6 +69,30 @@ def read_dropped(path: Path) -> Dropped | None:
     return Dropped(rows, kept, systems, hollow)
 
 
+def carried(own: Dropped, inputs: Iterable[Path], present: Iterable[str]) -> Dropped:
+    """``own`` plus the record each input of the tool's Parquet carries (a study's parts).
+
+    A study data set of several ingests writes each ingest's traces as a part, then merges
+    the parts: a part that left out every row of system B recorded it in its footer alone, so
+    the merged traces must carry it on, or metrics and the report show the other systems with
+    no word of B. ``present``: the systems the merged rows hold (a system empty in one part
+    but read in another is no hollow system of the merge).
+    """
+    have = set(present)
+    rows, by_system, hollow = own.rows, dict(own.by_system), dict(own.hollow)
+    for path in inputs:
+        record = read_dropped(path)
+        if record is None:
+            continue
+        rows += record.rows
+        for system, n in record.by_system.items():
+            by_system[system] = by_system.get(system, 0) + n
+        for system, n in record.hollow.items():
+            if system not in have:
+                hollow[system] = hollow.get(system, 0) + n
+    return Dropped(rows, own.kept, by_system, hollow)
+
+
 def dropped_line(found: Sequence[Dropped], what: str) -> str | None:
     """``N row(s) without a verdict dropped at ingest (...; gpt 2): WHAT cover M of N+M rows``.
 

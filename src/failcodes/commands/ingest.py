@@ -413,8 +413,8 @@ def _write_traces(
         result.notes.append(
             f"{result.dropped.rows:,} row(s) without a verdict are recorded in no field of "
             f"{out}: metrics and report on it will not say them (only a .parquet output "
-            "carries the count; a study data set of several ingests merges JSONL parts, which "
-            "do not)"
+            "carries the count, and an ingest merging .parquet files, as a study merges its "
+            "parts, keeps it)"
         )
     if declared and derived and not part:
         # the pipelines a study's [[datasets.pipelines]] (or --evidence) left out: derived

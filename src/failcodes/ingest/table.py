@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from failcodes import tableio, traceio
-from failcodes.dropped import Dropped
+from failcodes.dropped import Dropped, carried
 from failcodes.errors import ConfigError, InputError, clip
 from failcodes.fileio import check_regular_file
 from failcodes.hashing import content_hash
@@ -1101,7 +1101,9 @@ class TableStream:
             )
         # a system whose every claims list is empty has no row: the footer carries it too
         hollow = {s: n for s, n in tally.hollow_systems.items() if s not in tally.systems}
-        self.dropped = Dropped(tally.unverdicted, count, dict(tally.dropped), hollow)
+        own = Dropped(tally.unverdicted, count, dict(tally.dropped), hollow)
+        # a study's merge of parts: each part's record of rows it left out is carried on
+        self.dropped = carried(own, self.paths, tally.systems)
         self.unlisted = tally.unlisted
         # (a listed system whose every row lacks a verdict has rows: said below when dropped)
         seen = tally.systems | set(tally.dropped)
