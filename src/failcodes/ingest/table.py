@@ -1580,7 +1580,9 @@ def _ids_given_alike(
     """
     if not raw:  # a JSONL line read as it is (vouched): a trace, every id given
         return
-    for name in _DEFAULTED_IDS:
+    # a --system constant is a default too: a system column filled on its first rows alone
+    # made the blank rows that system's, its claims scored as another system's, exit 0
+    for name in (*_DEFAULTED_IDS, "system") if spec.system is not None else _DEFAULTED_IDS:
         gives = any(
             name in ((key,) if spec.column_map.get(key) is None else spec.column_map[key])
             for key, value in raw.items()
@@ -1595,9 +1597,13 @@ def _ids_given_alike(
             if had
             else f"a {name} here, where line {at} gives none"
         )
-        own = "sentence (its claim id)" if name == "sentence_id" else "question (its sentence id)"
+        read = {
+            "sentence_id": "as its own sentence (its claim id)",
+            "question_id": "as its own question (its sentence id)",
+            "system": f"as system {spec.system!r} (--system)",
+        }[name]
         raise InputError(
-            f"{what}: a row without one is read as its own {own}"
+            f"{what}: a row without one is read {read}"
             f" (a sheet that names each {name.removesuffix('_id')} on its first row alone? "
             "fill the column on every row, or leave it out of every row)",
             path=path,

@@ -1,0 +1,49 @@
+"""Session 27, lead: outside shapes the helpers' reports left (issue 30's standard)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.cli_helpers import run_cli
+
+
+def test_a_system_column_filled_on_its_first_rows_alone_beside_system_is_refused(
+    tmp_path, capsys
+) -> None:
+    # t27red's report, left: a system column named on each system's first row alone (the rows
+    # under it blank, filled down by eye) beside a --system constant. main read llama's blank
+    # q2 row as gpt's: 'wrote 4 traces (gpt 3, llama 1)' at exit 0, and metrics scored llama's
+    # supported q2:s2 claim as gpt's. By hand the file holds 2 traces of each system.
+    table = tmp_path / "t.csv"
+    table.write_text(
+        "system,question_id,sentence_id,claim_id,claim,verdict\n"
+        "llama,q1,s1,c1,a,refuted\n,q2,s2,c2,b,supported\n"
+        "gpt,q1,s1,c3,a,supported\ngpt,q2,s2,c4,b,supported\n"
+    )
+    out = tmp_path / "o" / "t.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(out), "--system", "gpt"]
+    code, _, err = run_cli(args, capsys)
+    assert (code, err.splitlines()) == (
+        2,
+        [
+            f"failcodes: error: {table}:3, field 'system': no system here, where line 2 gives "
+            "one: a row without one is read as system 'gpt' (--system) (a sheet that names "
+            "each system on its first row alone? fill the column on every row, or leave it out "
+            "of every row)"
+        ],
+    )
+    assert not out.parent.exists()
+    # filled on every row: 2 traces a system (by hand), with or without --system's default
+    table.write_text(table.read_text().replace("\n,q2", "\nllama,q2"))
+    code, _, err = run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)
+    assert code == 0, err
+    systems = [json.loads(x)["system"] for x in out.read_text().splitlines()]
+    assert sorted(systems) == ["gpt", "gpt", "llama", "llama"]
+    # no system column at all: every row is --system's, as before
+    table.write_text(
+        "question_id,sentence_id,claim_id,claim,verdict\nq1,s1,c1,a,refuted\nq2,s2,c2,b,supported\n"
+    )
+    out.unlink()
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert [json.loads(x)["system"] for x in out.read_text().splitlines()] == ["gpt", "gpt"]
