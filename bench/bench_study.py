@@ -46,6 +46,7 @@ the whole 10x study folder peaked at ~26 GB beside its 6.8 GB of traces).
 
     python bench/bench_study.py --scales 1,10 [--src /tmp/base/src] [--workdir DIR] [--json F]
     python bench/bench_study.py --scales 10 --reuse --keep --replicate-judge DIR/scale-1/study
+        [--baseline 1x.json]   (the 1x run's --json: each step's 10x peak over its 1x peak)
 """
 
 from __future__ import annotations
@@ -456,6 +457,25 @@ def bench_scale(scale: float, args: argparse.Namespace, work: Path) -> list[dict
     return rows
 
 
+def scales_of(rows: list[dict[str, Any]]) -> set[float]:
+    """The scales of ``rows``."""
+    return {r["scale"] for r in rows}
+
+
+def print_peak_ratios(rows: list[dict[str, Any]]) -> None:
+    """Each step's peak at the largest scale over its peak at the smallest (if two)."""
+    by = {(r["scale"], r["step"]): r for r in rows if "peak_mb" in r}
+    scales = sorted(scales_of(rows))
+    if len(scales) < 2:
+        return
+    low, high = scales[0], scales[-1]
+    print(f"peak RSS {high:g}x over {low:g}x per step (target <= 1.5):")
+    for (scale, step), row in by.items():
+        low_step = step.replace(f" ({REPLICATED})", "")  # a replicated judge's 1x step
+        if scale == high and (low, low_step) in by:
+            print(f"  {step:<38} {row['peak_mb'] / by[(low, low_step)]['peak_mb']:5.2f}")
+
+
 def main() -> None:
     """Parse arguments, run every scale, print (and optionally save) the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -473,6 +493,14 @@ def main() -> None:
         metavar="STUDY",
         help="Do not judge: copy STUDY's judge journals onto this study's units (labelled "
         "REPLICATED; not a judge measurement).",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        metavar="JSON",
+        help="The --json of an earlier run (e.g. --scales 1): print each step's peak over its "
+        "peak there (a 10x run needs the 1x study first, for --replicate-judge).",
     )
     parser.add_argument("--replicate", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--generate", type=Path, default=None, help=argparse.SUPPRESS)
@@ -495,14 +523,8 @@ def main() -> None:
         work = args.workdir or Path(tmp)
         for scale in (float(s) for s in args.scales.split(",")):
             rows += bench_scale(scale, args, work)
-    by = {(r["scale"], r["step"]): r for r in rows if "peak_mb" in r}
-    scales = sorted({r["scale"] for r in rows})
-    if len(scales) > 1:
-        low, high = scales[0], scales[-1]
-        print(f"peak RSS {high:g}x over {low:g}x per step (target <= 1.5):")
-        for (scale, step), row in by.items():
-            if scale == high and (low, step) in by:
-                print(f"  {step:<38} {row['peak_mb'] / by[(low, step)]['peak_mb']:5.2f}")
+    earlier = json.loads(args.baseline.read_text()) if args.baseline is not None else []
+    print_peak_ratios(rows + [r for r in earlier if r["scale"] not in scales_of(rows)])
     if args.json is not None:
         args.json.write_text(json.dumps(rows, indent=2) + "\n")
 
