@@ -124,9 +124,9 @@ def test_a_study_with_two_ingests_under_one_system_names_system_in_study_terms(
     done = run("run", "study", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1] == (
-        "failcodes: error: study/data/claims.parts/3-claude.traces.parquet:1, field 'claim_id': "
+        "failcodes: error: study/data/claims.parts/3-claude.traces.jsonl:1, field 'claim_id': "
         "duplicate (system, claim_id) = ('gpt-4o', 'c1'); first at "
-        "study/data/claims.parts/1-gpt4.traces.parquet:1; a file per system under one system "
+        "study/data/claims.parts/1-gpt4.traces.jsonl:1; a file per system under one system "
         "name? ingest each file apart with --system NAME; in the study file (parts numbered "
         "by [[datasets.ingest]] entry): give each ingest of one system's file its own "
         "system = \"NAME\" (step 'merge traces claims' failed; its output: "

@@ -147,7 +147,7 @@ def test_a_jsonl_output_says_it_does_not_carry_the_dropped_rows(
     assert (
         f"note: 1 row(s) without a verdict are recorded in no field of {out}: metrics and "
         "report on it will not say them (only a .parquet output carries the count, and an "
-        "ingest merging .parquet files, as a study merges its parts, keeps it)"
+        "ingest merging .parquet files keeps it; a study's parts keep it beside them)"
     ) in err.splitlines()
 
 

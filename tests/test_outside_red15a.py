@@ -440,8 +440,8 @@ def test_a_study_of_one_file_per_system_declares_evidence_at_the_merge(
     assert (
         last.startswith("failcodes: error: ")
         and (
-            ".traces.parquet, field 'passages': system 'B': 1 of its 2 traces have neither "
-            "passages nor a retriever"
+            ".traces.jsonl, field 'passages': system 'B': 1 of its 2 traces have neither passages "
+            "nor a retriever"
         )
         in last
     )

@@ -33,8 +33,8 @@ def test_a_study_part_that_lost_every_row_of_a_system_names_it_in_metrics_and_th
     The parts were JSONL, which carry no record of rows left out, so the merged
     ``data/d.traces.parquet`` had none: metrics on it said 'every system answered every
     labelled question (2 systems)' for A and C with no word of B, and the report's run box
-    had no 'Systems' row. The parts are the tool's Parquet now, and the merge carries each
-    part's record: 2 rows dropped (B 2), 4 kept (A 2, C 2), B named as gone.
+    had no 'Systems' row. Each part's ingest writes its record beside it, and the merge
+    carries it: 2 rows dropped (B 2), 4 kept (A 2, C 2), B named as gone.
     """
     import failcodes
     from failcodes.dropped import read_dropped
@@ -63,6 +63,14 @@ def test_a_study_part_that_lost_every_row_of_a_system_names_it_in_metrics_and_th
     code, _, err = run_cli(["run", str(root)], capsys)
     assert code == 0, err
     merged = root / "data" / "d.traces.parquet"
+    # the parts stay JSONL (their merge reads lines, 3.9x less CPU than from Parquet: bench/
+    # bench_study_parts.py), each with the record of rows left out beside it
+    part = root / "data" / "d.parts" / "2-b.traces.jsonl"
+    assert read_dropped(part) is None  # JSONL: no footer
+    beside = part.with_name(part.name + ".dropped.json")
+    assert (
+        beside.read_text(encoding="utf-8") == '{"by_system": {"B": 2}, "hollow": {}, "rows": 2}\n'
+    )
     record = read_dropped(merged)
     assert record is not None  # main: None (the JSONL parts carried nothing to the merge)
     # by hand: B's 2 blank verdicts dropped; A's 2 and C's 2 rows kept

@@ -57,11 +57,9 @@ def test_one_file_per_system_merges_into_one_data_set(tmp_path: Path) -> None:
     plan = run("run", "study", "--plan", cwd=tmp_path)
     assert plan.returncode == 0, plan.stderr
     # each ingest writes its part; one merge step reads them (with the pipelines' evidence)
-    assert "study/data/claims.parts/3-claude.traces.parquet" in plan.stdout
+    assert "study/data/claims.parts/3-claude.traces.jsonl" in plan.stdout
     merge = next(ln for ln in plan.stdout.splitlines() if "-o study/data/claims.traces" in ln)
-    assert merge.startswith(
-        "failcodes ingest generic study/data/claims.parts/1-gpt4.traces.parquet"
-    )
+    assert merge.startswith("failcodes ingest generic study/data/claims.parts/1-gpt4.traces.jsonl")
     assert merge.endswith("--evidence none")
     done = run("run", "study", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -120,9 +118,9 @@ def test_a_claim_of_one_system_in_two_ingests_names_both(tmp_path: Path) -> None
     assert done.returncode == 2
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith(
-        "failcodes: error: study/data/claims.parts/3-claude.traces.parquet:1, field 'claim_id': "
+        "failcodes: error: study/data/claims.parts/3-claude.traces.jsonl:1, field 'claim_id': "
         "duplicate (system, claim_id) = ('gpt-4o', 'c1'); first at "
-        "study/data/claims.parts/1-gpt4.traces.parquet:1"
+        "study/data/claims.parts/1-gpt4.traces.jsonl:1"
     )
     assert not (tmp_path / "study" / "data" / "claims.traces.jsonl").exists()
 

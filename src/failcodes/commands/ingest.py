@@ -390,6 +390,12 @@ def _write_traces(
 
     traceio.write_traces(out, each(), batch=batch, footer=dropped)
     result.settle()
+    if part and tableio.detect_format(out) is not tableio.Format.PARQUET:
+        # a study's JSONL part: its record beside it (always: no earlier run's left standing)
+        from failcodes.dropped import beside, record_text
+
+        left: Dropped = result.dropped if result.stream is None else result.stream.dropped
+        batch.stage(beside(out)).write_text(record_text(left), encoding="utf-8")
     if not count:  # an empty or whitespace-only input: no empty output, no zero exit
         raise InputError(
             "no traces found (expected at least one record)", path=", ".join(str(p) for p in paths)
@@ -409,12 +415,16 @@ def _write_traces(
             "to keep the records' systems, or leave their system field out (generic: --map "
             f"system=) to name every trace {system!r}"
         )
-    if result.dropped.rows and tableio.detect_format(out) is not tableio.Format.PARQUET:
+    if (
+        result.dropped.rows
+        and tableio.detect_format(out) is not tableio.Format.PARQUET
+        and not part
+    ):
         result.notes.append(
             f"{result.dropped.rows:,} row(s) without a verdict are recorded in no field of "
             f"{out}: metrics and report on it will not say them (only a .parquet output "
-            "carries the count, and an ingest merging .parquet files, as a study merges its "
-            "parts, keeps it)"
+            "carries the count, and an ingest merging .parquet files keeps it; a study's parts "
+            "keep it beside them)"
         )
     if declared and derived and not part:
         # the pipelines a study's [[datasets.pipelines]] (or --evidence) left out: derived

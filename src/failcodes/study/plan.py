@@ -61,17 +61,16 @@ def _slug(text: str) -> str:
 
 
 def _part(layout: StudyLayout, ds: str, n: int, spec_path: str, what: str, merged: bool) -> Path:
-    """``data/<ds>.parts/<n>-<first input>.<what>.parquet|jsonl``: one ingest's share of a data set.
+    """``data/<ds>.parts/<n>-<first input>.<what>.jsonl``: one ingest's share of a data set.
 
     Not ``merged`` (one ingest writes the data set's ``what``): the data set's own file.
     """
     if not merged:
         return layout.traces(ds) if what == "traces" else layout.labels(ds)
     stem = Path(spec_path.removeprefix(BUNDLED_PREFIX)).name.split(".")[0]
-    # a traces part is the tool's Parquet: its footer carries the rows its ingest left out
-    # (every row of a system without a verdict) on to the merged traces, where JSONL has none
-    suffix = "parquet" if what == "traces" else "jsonl"
-    return layout.data_dir / f"{ds}.parts" / f"{n}-{_slug(stem)}.{what}.{suffix}"
+    # a traces part's record of the rows its ingest left out (a system without a verdict on
+    # every row) is beside it (dropped.beside), which the merge carries on
+    return layout.data_dir / f"{ds}.parts" / f"{n}-{_slug(stem)}.{what}.jsonl"
 
 
 def _verdicts(ds: Any) -> list[str]:
