@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from tests.cli_helpers import run_cli
 
@@ -47,3 +48,28 @@ def test_a_system_column_filled_on_its_first_rows_alone_beside_system_is_refused
     code, _, err = run_cli(args, capsys)
     assert code == 0, err
     assert [json.loads(x)["system"] for x in out.read_text().splitlines()] == ["gpt", "gpt"]
+
+
+def test_a_judge_job_takes_its_kind_as_a_word(tmp_path) -> None:
+    # t27api's report, left: JudgeJob(cb, "verification") from a notebook ran into
+    # "AttributeError: 'str' object has no attribute 'value'" inside run_judge, and a misspelt
+    # kind was accepted by JudgeJob. tests/judge_helpers' traces give 6 verification units
+    # (checked with UnitKind.VERIFICATION in the same run, below).
+    import pytest
+
+    from failcodes.errors import ConfigError
+    from failcodes.judge import JudgeJob, run_judge
+    from failcodes.judge.providers.offline import OfflineCoder
+    from failcodes.units import UnitKind, verification_units
+    from tests.judge_helpers import make_codebook, make_traces
+
+    codebook, units = make_codebook(), verification_units(make_traces())
+    word: Any = "verification"
+    typo: Any = "verificaton"
+    with pytest.raises(ConfigError, match=r"^kind: 'verificaton' is not one of retrieval, ver"):
+        JudgeJob(codebook, typo, tmp_path / "x")
+    by_word = run_judge(units, OfflineCoder(), JudgeJob(codebook, word, tmp_path / "a"))
+    job = JudgeJob(codebook, UnitKind.VERIFICATION, tmp_path / "b")
+    by_enum = run_judge(units, OfflineCoder(), job)
+    assert (by_word.kind, by_word.units, by_word.judged) == (UnitKind.VERIFICATION, 6, 6)
+    assert (by_enum.kind, by_enum.units, by_enum.judged) == (UnitKind.VERIFICATION, 6, 6)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from failcodes.codebook import Codebook
+from failcodes.errors import choice
 from failcodes.judge.cache import ResponseCache
 from failcodes.judge.journal import Journal
 from failcodes.judge.modes import Mode, PerUnit
@@ -51,6 +52,9 @@ class JudgeJob:
     def __post_init__(self) -> None:
         # accept str paths (the fields are declared Path; a frozen dataclass normalises once)
         object.__setattr__(self, "run_dir", Path(self.run_dir))
+        # and the kind's word: JudgeJob(cb, "verification") was an AttributeError deep in the
+        # run ('str' object has no attribute 'value'), a misspelt word accepted until then
+        object.__setattr__(self, "kind", choice(UnitKind, self.kind, "kind"))
         if self.cache_path is not None:
             object.__setattr__(self, "cache_path", Path(self.cache_path))
 
