@@ -73,3 +73,27 @@ def test_a_judge_job_takes_its_kind_as_a_word(tmp_path) -> None:
     by_enum = run_judge(units, OfflineCoder(), job)
     assert (by_word.kind, by_word.units, by_word.judged) == (UnitKind.VERIFICATION, 6, 6)
     assert (by_enum.kind, by_enum.units, by_enum.judged) == (UnitKind.VERIFICATION, 6, 6)
+
+
+def test_read_annotations_of_no_run_and_make_coder_of_none_say_so(tmp_path) -> None:
+    # t27api's report, left: read_annotations of a folder holding no judge run said
+    # "journal.sqlite: not a readable judge journal (unable to open database file); judge
+    # again into a fresh -o folder" (the run is not damaged: it is not there), and
+    # make_coder(None) was "AttributeError: 'NoneType' object has no attribute 'partition'".
+    # The CLI's words for the first (judge/panelrun._run_codes) are used.
+    import pytest
+
+    from failcodes.errors import ConfigError, InputError
+    from failcodes.judge import make_coder
+    from failcodes.judge.run import read_annotations
+
+    for run in (tmp_path, tmp_path / "nowhere"):
+        with pytest.raises(InputError) as caught:
+            read_annotations(run)
+        assert str(caught.value) == f"{run}: no judge run here (missing journal.sqlite)"
+    nothing: Any = None
+    with pytest.raises(ConfigError) as made:
+        make_coder(nothing)
+    assert str(made.value) == (
+        "judge: expected text, offline, anthropic:MODEL or openai:MODEL; got None"
+    )

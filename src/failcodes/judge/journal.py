@@ -327,6 +327,8 @@ def _rows(path: Path, decode: Callable[[Path, object, object, object], _A]) -> I
     """Each row of the journal ``path`` decoded, in commit order (see :func:`iter_journal`)."""
     if path.is_file() and path.stat().st_size == 0:
         raise InputError("empty file, expected a judge journal (SQLite)", path=path)
+    if not path.exists():  # was SQLite's 'unable to open database file', said 'not readable'
+        raise InputError(f"no judge run here (missing {JOURNAL_NAME})", path=path.parent)
     try:
         conn = open_read_only(path)
     except sqlite3.DatabaseError as exc:

@@ -24,6 +24,10 @@ KEY_AS_MODEL = (
 
 def parse_spec(spec: str) -> tuple[str, str]:
     """Split ``provider:model`` (or ``offline``) into its parts, validating the provider."""
+    if not isinstance(spec, str):  # make_coder(None) from Python: an AttributeError
+        raise ConfigError(
+            f"judge: expected text, offline, anthropic:MODEL or openai:MODEL; got {spec!r}"
+        )
     name, _, model = spec.partition(":")
     name = name.strip().lower()
     if name == "offline":
