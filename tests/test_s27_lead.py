@@ -97,3 +97,33 @@ def test_read_annotations_of_no_run_and_make_coder_of_none_say_so(tmp_path) -> N
     assert str(made.value) == (
         "judge: expected text, offline, anthropic:MODEL or openai:MODEL; got None"
     )
+
+
+def test_a_row_per_code_of_a_sentence_is_refused_with_the_way_through(tmp_path, capsys) -> None:
+    # t27red's shape 21: several codes of one sentence on repeated rows of a labels table
+    # ('s1,dosage' and 's1,interaction') was refused as "duplicate label for sentence 's1'
+    # (first at line 2)" naming no way through. The way it names now, followed: s1 error
+    # (both rows error under the rule), s2 no error: 2 labels (by hand).
+    table = tmp_path / "codes.csv"
+    table.write_text("sentence_id,error_type\ns1,dosage\ns1,interaction\ns2,none\n")
+    out = tmp_path / "o" / "l.jsonl"
+    rule = "error_type in {dosage, interaction} -> error; otherwise -> no_error"
+    args = ["ingest", "generic-labels", str(table), "-o", str(out), "--label-rule", rule]
+    code, _, err = run_cli(args, capsys)
+    assert (code, err.splitlines()) == (
+        2,
+        [
+            f"failcodes: error: {table}:3, field 'sentence_id': duplicate label for sentence "
+            "'s1' (first at line 2); a row per code of one sentence (several codes)? failcodes "
+            "ingest generic-labels FILE -o OUT --option duplicates=same keeps one of each "
+            "target labelled alike"
+        ],
+    )
+    assert not out.parent.exists()
+    code, _, err = run_cli([*args, "--option", "duplicates=same"], capsys)
+    assert code == 0, err
+    labels = [json.loads(x) for x in out.read_text().splitlines()]
+    assert labels == [
+        {"sentence_id": "s1", "has_error": True},
+        {"sentence_id": "s2", "has_error": False},
+    ]

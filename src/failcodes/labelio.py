@@ -193,6 +193,12 @@ def target_once(
                 "; the same labels in several files? failcodes ingest generic-labels FILES -o "
                 "OUT --option duplicates=same keeps one of each target labelled alike"
             )
+        else:  # a row per error code of a sentence (co-occurring codes), each row an error
+            hint = (
+                f"; a row per code of one {kind} (several codes)? failcodes ingest "
+                "generic-labels FILE -o OUT --option duplicates=same keeps one of each target "
+                "labelled alike"
+            )
         raise InputError(
             f"duplicate label for {kind} {key!r}"
             + (f" of system {system!r}" if system is not None else "")
