@@ -45,6 +45,7 @@ from failcodes.stats.tableshape import (
     id_named,
     is_number,
     no_code_grid,
+    no_containers,
     no_dates,
     no_long_rows_not_units,
     no_missing_marks,
@@ -720,6 +721,24 @@ def _frame_arguments(
     return frame, unit, _names(raters, "raters"), _names(categories, "categories")
 
 
+def _dtype_categories(frame: pd.DataFrame, raters: Sequence[str]) -> tuple[list[str] | None, bool]:
+    """The category set of rater columns of one categorical dtype, and whether it is unordered.
+
+    ``pd.CategoricalDtype(["low", "mid", "high"], ordered=True)`` declares the scale: its order
+    was ignored (``level="ordinal"`` refused, "give the category order (e.g. --categories
+    a,b,c)") and a category no rater used left out of q (AC1 0.529 for the declared 3
+    categories' 0.674). (None, False) unless every rater column has the same categories.
+    """
+    dtypes = [d for d in (frame[c].dtype for c in raters) if isinstance(d, pd.CategoricalDtype)]
+    if not dtypes or len(dtypes) < len(raters):
+        return None, False
+    first = dtypes[0].categories.tolist()
+    if any(d.categories.tolist() != first or d.ordered != dtypes[0].ordered for d in dtypes):
+        return None, False
+    numbers = all(isinstance(c, int | float | np.number) and not isinstance(c, bool) for c in first)
+    return [str(c) for c in first], not dtypes[0].ordered and not numbers
+
+
 def _index_as_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame.reset_index()``, an index level already a column of the same values left out.
 
@@ -775,6 +794,9 @@ def ratings_from_frame(
         frame, unit_column=unit_column, raters=raters, exclude=exclude, source=source
     )
     unit_col, rater_cols = choice.unit_column, choice.raters
+    unordered = False  # a notebook's categorical dtype: its category set, and its order
+    if columns is None and categories is None:
+        categories, unordered = _dtype_categories(frame, rater_cols)
     if columns is None:
         # called on a frame of its own (the Python API), not by ratings_tables, which checks
         # the whole file before its groups ('Yes' beside 'yes', an Excel date); lines as
@@ -818,7 +840,7 @@ def ratings_from_frame(
             known = set(given)
             _outside_categories(cells, ids, rater_cols, lambda v: float(v) in known, given, source)
         cats = np.array(given, dtype=np.float64)
-    ordered = labels is None or categories is not None
+    ordered = labels is None or (categories is not None and not unordered)
     return RatingsTable(values, ids, rater_cols, cats, labels, ordered, *where, left_out=out)
 
 
@@ -959,6 +981,7 @@ def _wide_checks(
     sets: str | None = None,
 ) -> tuple[str, str]:
     """A wide table's rows and cells checked, CLI and API alike: the first line's words."""
+    no_containers(frame, choice.raters, source, line_of)  # a notebook's list: numpy's error
     odd = refuse_rows_not_units(frame, choice.raters, choice.unit_column, source, line_of, given)
     if choice.unit_column is not None:  # a row without a unit id, a unit on two rows
         one_row_per_unit(frame, [*keep, choice.unit_column], source, line_of)

@@ -805,6 +805,47 @@ def one_row_per_unit(
     )
 
 
+def _shown(value: Any) -> str:
+    """A cell's value as the refusal shows it: its repr, cut to 40 characters."""
+    text = repr(value.tolist() if isinstance(value, np.ndarray) else value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def no_containers(
+    frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
+) -> None:
+    """Refuse a cell holding a list, set or object where a rating goes.
+
+    A notebook's frame (the file readers refuse or join them first, :mod:`failcodes.ratingsio`):
+    ``failcodes.ratings_from_frame`` stopped on a list with numpy's "truth value of an array
+    is ambiguous" and read a tuple or a dict as the text of its repr, so ``('a', 'b')`` and
+    ``('b', 'a')`` were two categories (percent 0.667 for the sets' 1.000).
+    """
+    for column in raters:
+        for row, value in enumerate(frame[column].tolist()):
+            if not isinstance(value, list | tuple | set | frozenset | dict | np.ndarray):
+                continue
+            kind = (
+                "an object"
+                if isinstance(value, dict)
+                else "an array"
+                if isinstance(value, np.ndarray)
+                else f"a {type(value).__name__}"
+            )
+            raise InputError(
+                f"{kind} ({_shown(value)}) is not a rating (one number or text per cell)"
+                + (
+                    ""
+                    if isinstance(value, dict)
+                    else "; co-occurring codes? failcodes.AgreeRequest(file=..., sets=';') "
+                    "reads a JSONL or Parquet file's lists as code sets (agree --sets ';')"
+                ),
+                path=source,
+                line=line_of(row),
+                field=str(column),
+            )
+
+
 def no_dates(
     frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
 ) -> None:

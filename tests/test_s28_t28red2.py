@@ -1,0 +1,105 @@
+"""Session 28, helper t28red2: the library layer on rating designs the other tests do not use.
+
+A second researcher calls ``failcodes.ratings_from_frame`` / ``agreement_table`` from a
+notebook. Each test names what main gave, and the value worked by hand (or by an independent
+package) beside the assertion.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import failcodes as fc
+from failcodes.errors import FailcodesError
+
+
+def _values(results: list[fc.AgreementResult]) -> dict[str, float | None]:
+    return {r.statistic: r.value for r in results}
+
+
+def test_a_frame_of_code_lists_tuples_or_objects_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Before: a frame whose cells hold several codes stopped with numpy's "The truth value of
+    an array with more than one element is ambiguous" (lists, arrays), and tuples were read as
+    the text of their repr: ('a', 'b') and ('b', 'a') two categories, percent 0.667 where the
+    code sets agree on all 3 units (1.000); a dict cell was a category (percent 1.0), where the
+    file readers refuse it. Now one line naming the column and the way through."""
+    sets = ["a", "b"], ["a"], ["b"]
+    turned = ["b", "a"], ["a"], ["b"]
+    for cells, other, kind in (
+        ([tuple(c) for c in sets], [tuple(c) for c in turned], "a tuple"),
+        ([list(c) for c in sets], [list(c) for c in turned], "a list"),
+        ([np.array(c) for c in sets], [np.array(c) for c in turned], "an array"),
+        ([set(c) for c in sets], [set(c) for c in turned], "a set"),
+    ):
+        frame = pd.DataFrame({"unit": ["u1", "u2", "u3"], "r1": cells, "r2": other})
+        with pytest.raises(FailcodesError) as caught:
+            fc.ratings_from_frame(frame)
+        assert str(caught.value).startswith(f"field 'r1': {kind} (")
+        assert "is not a rating (one number or text per cell); co-occurring codes? " in str(
+            caught.value
+        )
+    objects = pd.DataFrame({"unit": ["u1", "u2"], "r1": [{"c": 1}] * 2, "r2": [{"c": 1}] * 2})
+    with pytest.raises(FailcodesError, match=r"^field 'r1': an object \(\{'c': 1\}\) is not a"):
+        fc.ratings_from_frame(objects)
+    # the way it names: the frame's lists in a JSONL file, agree --sets ';' from Python.
+    # By hand: u1 {a,b} = {b,a}, u2 {a} = {a}, u3 {b} = {b}: exact-set percent 3/3 = 1.0
+    path = tmp_path / "sets.jsonl"
+    rows = [
+        {"unit": f"u{i + 1}", "r1": a, "r2": b}
+        for i, (a, b) in enumerate(zip(sets, turned, strict=True))
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = fc.run(fc.AgreeRequest(file=path, sets=";", stat=["percent"], bootstrap=0), note=None)
+    exact = [r for r in result.rows if r["statistic"] == "percent" and r.get("code") is None]
+    assert exact[0]["value"] == 1.0
+
+
+def test_a_categorical_dtype_gives_its_order_and_its_category_set() -> None:
+    """Before: ratings_from_frame ignored a pandas categorical dtype. An ordered one's
+    level="ordinal" was refused ("give the category order (e.g. --categories a,b,c)": the
+    order was given, in the dtype), and an unordered one's declared category no rater used
+    was left out of q: AC1 0.529 and Brennan-Prediger 0.500 (q = 2) for 0.673 and 0.625."""
+    scale = pd.CategoricalDtype(["low", "mid", "high"], ordered=True)
+    frame = pd.DataFrame(
+        {
+            "unit": list("abcdef"),
+            "r1": pd.Series(["low", "mid", "high", "high", "low", "mid"], dtype=scale),
+            "r2": pd.Series(["low", "high", "high", "mid", "low", "low"], dtype=scale),
+        }
+    )
+    table = fc.ratings_from_frame(frame)
+    # Krippendorff (2011) ordinal alpha by hand: pairable values low 5, mid 3, high 4 (n 12);
+    # coincidences o(m,h) = o(h,m) = 2, o(m,l) = o(l,m) = 1; delta(l,m) = (5 + 3 - 4)^2 = 16,
+    # delta(m,h) = (3 + 4 - 3.5)^2 = 12.25, delta(l,h) = (12 - 4.5)^2 = 56.25;
+    # alpha = 1 - (n - 1) * (4 * 12.25 + 2 * 16) / (2 * (15 * 16 + 12 * 12.25 + 20 * 56.25))
+    #       = 1 - 11 * 81 / 3024 = 0.705357 (the krippendorff package: 0.7053571428571428)
+    alpha = fc.agreement_table(table, ["krippendorff"], level="ordinal")[0].value
+    assert alpha == pytest.approx(1 - 11 * 81 / 3024, abs=1e-9)
+    # quadratic-weighted Cohen (Cohen 1968) on codes 0, 1, 2: observed disagreement
+    # (1 + 1 + 1) / 6 = 0.5, expected 1.5 (margins 1/3 each; 1/2, 1/6, 1/3): 1 - 0.5 / 1.5
+    cohen = fc.agreement_table(table, ["cohen"], weights="quadratic")[0].value
+    assert cohen == pytest.approx(2 / 3, abs=1e-9)  # sklearn cohen_kappa_score: 0.6667
+
+    codes = pd.CategoricalDtype(["a", "b", "c"])  # unordered, 'c' used by no rater
+    frame = pd.DataFrame(
+        {
+            "unit": list("abcd"),
+            "r1": pd.Series(list("aabb"), dtype=codes),
+            "r2": pd.Series(list("abbb"), dtype=codes),
+        }
+    )
+    table = fc.ratings_from_frame(frame)
+    got = _values(fc.agreement_table(table, ["gwet_ac1", "brennan_prediger"]))
+    # Gwet (2008) AC1, q = 3: p_a = 3/4; pi = (3/8, 5/8, 0);
+    # p_e = sum pi (1 - pi) / (q - 1) = (15/64 + 15/64) / 2 = 15/64 -> (3/4 - 15/64) / (49/64)
+    assert got["gwet_ac1"] == pytest.approx((0.75 - 15 / 64) / (49 / 64), abs=1e-9)  # 0.673469
+    # Brennan & Prediger (1981): (p_a - 1/q) / (1 - 1/q) = (3/4 - 1/3) / (2/3) = 0.625
+    assert got["brennan_prediger"] == pytest.approx(0.625, abs=1e-9)
+    # unordered: still no order to weight by
+    with pytest.raises(FailcodesError, match="need ordered categories"):
+        fc.agreement_table(table, ["krippendorff"], level="ordinal")
