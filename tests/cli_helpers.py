@@ -75,3 +75,31 @@ def metrics_counts(stdout: str, mapping: str) -> dict[str, tuple[int, int, int, 
         for r in rows
         if r["mapping"] == mapping
     }
+
+
+def small_study(
+    root: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    datasets: str,
+    judge: str = 'kinds = ["reasoning"]',
+) -> Path:
+    """``failcodes init ROOT``, then its failcodes.toml: ``datasets`` with init's codebook line.
+
+    The rest is one shape: metrics and disagreements under "refuted" (no bootstrap), the
+    offline judge (``judge``'s lines added to its table), no Label Studio. Returns the file.
+    """
+    import re
+
+    code, _, err = run_cli(["init", str(root)], capsys)
+    assert code == 0, err
+    study = root / "failcodes.toml"
+    [codebook] = re.findall(r"^codebook = .*$", study.read_text(encoding="utf-8"), flags=re.M)
+    study.write_text(
+        f'name = "{name}"\n{codebook}\n\n{datasets.strip()}\n\n'
+        '[metrics]\nmappings = ["refuted"]\nbootstrap = 0\n\n'
+        '[disagreements]\nmapping = "refuted"\n\n'
+        f'[judge]\njudge = "offline"\n{judge}\n\n[review]\nlabelstudio = false\n',
+        encoding="utf-8",
+    )
+    return study

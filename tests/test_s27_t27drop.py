@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,15 @@ B_CSV = (
 LABELS = (
     '{"question_id": "q1", "sentence_id": "s1", "has_error": false}\n'
     '{"question_id": "q2", "sentence_id": "s2", "has_error": true}\n'
+)
+#: a.csv as system A, b.csv with B's blank verdicts dropped at its ingest, then the labels.
+GONE_DATASET = (
+    '[[datasets]]\nname = "d"\n\n'
+    '[[datasets.ingest]]\nadapter = "generic"\npaths = ["a.csv"]\nsystem = "A"\n\n'
+    '[[datasets.ingest]]\nadapter = "generic"\npaths = ["b.csv"]\n'
+    'option = ["no_verdict=drop"]\n\n'
+    '[[datasets.ingest]]\nadapter = "generic-labels"\npaths = ["l.jsonl"]\n\n'
+    '[[datasets.pipelines]]\nsystem = "*"\nevidence = "none"\n'
 )
 #: B's every row left out (2 rows, no verdict): metrics and the report show A and C only.
 GONE = (
@@ -38,28 +46,13 @@ def test_a_study_part_that_lost_every_row_of_a_system_names_it_in_metrics_and_th
     """
     import failcodes
     from failcodes.dropped import read_dropped
-    from tests.cli_helpers import run_cli
+    from tests.cli_helpers import run_cli, small_study
 
     root = tmp_path / "st"
-    code, _, err = run_cli(["init", str(root)], capsys)
-    assert code == 0, err
-    study = root / "failcodes.toml"
-    [codebook] = re.findall(r"^codebook = .*$", study.read_text(encoding="utf-8"), flags=re.M)
+    small_study(root, capsys, "gone", GONE_DATASET)
     (root / "a.csv").write_text(A_CSV, encoding="utf-8")
     (root / "b.csv").write_text(B_CSV, encoding="utf-8")
     (root / "l.jsonl").write_text(LABELS, encoding="utf-8")
-    study.write_text(
-        f'name = "gone"\n{codebook}\n\n[[datasets]]\nname = "d"\n\n'
-        '[[datasets.ingest]]\nadapter = "generic"\npaths = ["a.csv"]\nsystem = "A"\n\n'
-        '[[datasets.ingest]]\nadapter = "generic"\npaths = ["b.csv"]\n'
-        'option = ["no_verdict=drop"]\n\n'
-        '[[datasets.ingest]]\nadapter = "generic-labels"\npaths = ["l.jsonl"]\n\n'
-        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "none"\n\n'
-        '[metrics]\nmappings = ["refuted"]\nbootstrap = 0\n\n'
-        '[disagreements]\nmapping = "refuted"\n\n[judge]\njudge = "offline"\n'
-        'kinds = ["reasoning"]\n\n[review]\nlabelstudio = false\n',
-        encoding="utf-8",
-    )
     code, _, err = run_cli(["run", str(root)], capsys)
     assert code == 0, err
     merged = root / "data" / "d.traces.parquet"

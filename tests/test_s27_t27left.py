@@ -264,30 +264,21 @@ def test_the_report_says_a_claim_whose_ranks_skip_within_the_studys_top_k(
     supported under an error label (FN); c1's ranks skip within 2, c2's (1, 2) do not.
     """
     import html
-    import re
 
-    from tests.cli_helpers import run_cli
+    from tests.cli_helpers import run_cli, small_study
 
     root = tmp_path / "st"
-    code, _, err = run_cli(["init", str(root)], capsys)
-    assert code == 0, err
-    study = root / "failcodes.toml"
-    [codebook] = re.findall(r"^codebook = .*$", study.read_text(encoding="utf-8"), flags=re.M)
+    dataset = (
+        '[[datasets]]\nname = "rk"\n\n'
+        '[[datasets.ingest]]\nadapter = "generic"\npaths = ["rk.jsonl"]\n\n'
+        '[[datasets.ingest]]\nadapter = "generic-labels"\npaths = ["l.jsonl"]\n\n'
+        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "retrieved"\n'
+    )
+    small_study(root, capsys, "rk", dataset, judge='kinds = ["retrieval"]\ntop_k = 2')
     _ranked_traces(root)
     (root / "l.jsonl").write_text(
         '{"question_id": "q1", "sentence_id": "s1", "has_error": false}\n'
         '{"question_id": "q2", "sentence_id": "s2", "has_error": true}\n'
-    )
-    study.write_text(
-        f'name = "rk"\n{codebook}\n\n[[datasets]]\nname = "rk"\n\n'
-        '[[datasets.ingest]]\nadapter = "generic"\npaths = ["rk.jsonl"]\n\n'
-        '[[datasets.ingest]]\nadapter = "generic-labels"\npaths = ["l.jsonl"]\n\n'
-        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "retrieved"\n\n'
-        '[metrics]\nmappings = ["refuted"]\nbootstrap = 0\n\n'
-        '[disagreements]\nmapping = "refuted"\n\n'
-        '[judge]\njudge = "offline"\nkinds = ["retrieval"]\ntop_k = 2\n\n'
-        "[review]\nlabelstudio = false\n",
-        encoding="utf-8",
     )
     code, _, err = run_cli(["run", str(root)], capsys)
     assert code == 0, err
@@ -367,37 +358,15 @@ def test_a_study_part_whose_system_lost_every_row_is_named_by_failcodes_run(
     alone, and the parts are JSONL, which carry no record of it to the merged traces, so
     metrics and the report showed A alone with no word. ``failcodes run`` says it on stderr.
     """
-    import re
 
-    from tests.cli_helpers import run_cli
+    from tests.cli_helpers import run_cli, small_study
+    from tests.test_s27_t27drop import A_CSV, B_CSV, GONE_DATASET, LABELS
 
     root = tmp_path / "st"
-    code, _, err = run_cli(["init", str(root)], capsys)
-    assert code == 0, err
-    study = root / "failcodes.toml"
-    [codebook] = re.findall(r"^codebook = .*$", study.read_text(encoding="utf-8"), flags=re.M)
-    head = "question_id,sentence_id,claim_id,claim,verdict\n"
-    (root / "a.csv").write_text(head + "q1,s1,c1,x,supported\nq2,s2,c2,y,refuted\n")
-    (root / "b.csv").write_text(
-        "system," + head + "B,q1,s1,c1,x,\nB,q2,s2,c2,y,\nC,q1,s1,c1,x,refuted\n"
-        "C,q2,s2,c2,y,refuted\n"
-    )
-    (root / "l.jsonl").write_text(
-        '{"question_id": "q1", "sentence_id": "s1", "has_error": false}\n'
-        '{"question_id": "q2", "sentence_id": "s2", "has_error": true}\n'
-    )
-    study.write_text(
-        f'name = "gone"\n{codebook}\n\n[[datasets]]\nname = "d"\n\n'
-        '[[datasets.ingest]]\nadapter = "generic"\npaths = ["a.csv"]\nsystem = "A"\n\n'
-        '[[datasets.ingest]]\nadapter = "generic"\npaths = ["b.csv"]\n'
-        'option = ["no_verdict=drop"]\n\n'
-        '[[datasets.ingest]]\nadapter = "generic-labels"\npaths = ["l.jsonl"]\n\n'
-        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "none"\n\n'
-        '[metrics]\nmappings = ["refuted"]\nbootstrap = 0\n\n'
-        '[disagreements]\nmapping = "refuted"\n\n[judge]\njudge = "offline"\n'
-        'kinds = ["reasoning"]\n\n[review]\nlabelstudio = false\n',
-        encoding="utf-8",
-    )
+    small_study(root, capsys, "gone", GONE_DATASET)
+    (root / "a.csv").write_text(A_CSV)
+    (root / "b.csv").write_text(B_CSV)
+    (root / "l.jsonl").write_text(LABELS)
     code, _, err = run_cli(["run", str(root)], capsys)
     assert code == 0, err
     assert "system(s) with no verdict on any row, so no trace and in no output: B" in err
