@@ -1,30 +1,12 @@
 """A judge's annotations JSONL file, streamed and read by unit id without holding it.
 
-``read_models_jsonl(path, Annotation)`` holds every annotation: a paper-scale study's 210k
-judge annotations took gigabytes as models, and its strict reading (the standard library's
-parser with a duplicate-key hook, then the model) cost ~4x the parse itself.
-
-:func:`iter_annotations` gives the same annotations one at a time, each checked as strictly:
-a line :func:`~failcodes.annotationlines.vouched` accepts (decoded by msgspec and checked as
-the model would be) as its struct, with the model's values; any other line goes through the
-exact reader's own steps (strict JSON, then the model), so a bad line is that reader's
-one-line error naming file, line and field.
-
-:class:`AnnotationIndex` finds a line by its unit id: a unit id is the first 64 bits of a
-content hash in hex (``units.unit_id``), so its 8 bytes are the id itself.
-:meth:`AnnotationIndex.open` takes them from each line's head (``{"unit_id":"...``, as the
-judge writes it; no decoding), keeps those on more than one line, and then reads the lines in
-file order as :meth:`AnnotationIndex.get` asks for units: asked in the file's order (a judge
-run's annotations, as ``labelstudio export`` asks for them) each line is decoded and checked
-once, and a byte a line is held (whether it was kept; issue 30: the export decoded every line
-twice, then held 17 bytes a line, its peak growing with the file). A unit asked for out of
-that order has its lines found by their ids and offsets (read again then, 16 bytes a line);
-a line passed before its unit is asked for is read again by its offset. A file whose lines do
-not all begin so is read whole first (:meth:`AnnotationIndex.read`); one with any other unit
-id (review exports, hand-written files) is held whole instead, as are files the byte reader
-cannot split into the text reader's lines (a carriage return inside a line, text that is not
-UTF-8: the text reader then names the problem). Like a dict built in file order, a unit
-annotated twice gets its last annotation.
+:func:`iter_annotations` gives the annotations one at a time, each checked as strictly as
+``read_models_jsonl(path, Annotation)`` does (a line :func:`~failcodes.annotationlines.vouched`
+accepts as its struct, any other through the exact reader, whose one-line error names file,
+line and field). :class:`AnnotationIndex` finds a line by its unit id (a unit id is the first
+64 bits of a content hash, so its 8 bytes are the id itself): read in file order when asked
+in that order, by offset otherwise (docs/architecture.md, ``AnnotationIndex.open``). A unit
+annotated twice gets its last annotation, as a dict built in file order would.
 """
 
 from __future__ import annotations

@@ -1,27 +1,10 @@
 """Annotation JSON lines that need no model: decoded and checked by msgspec (issue 30).
 
-Reading a judge's annotations strictly meant a pydantic :class:`~failcodes.annotations.Annotation`
-for every line: at paper scale (240k annotations, ~7.6 KB each, mostly rationale and quote
-text) ~7 CPU-s of ``attribute`` and a quarter of ``labelstudio export``. :func:`vouched`
-decodes a line into an :class:`AnnotationLine` (the model's fields, names, order and enums;
-its nested models as :class:`RefLine`, :class:`EvidenceLine`, :class:`UsageLine`) and returns
-it only where the strict reader would accept the line with these very values:
-
-- msgspec's strict types: text only where text goes (no ``7`` for a coder), whole JSON numbers
-  for counts (no ``1.0``), ``true``/``false`` for flags (no ``"true"`` or ``1``: pydantic
-  converts those), no ``NaN``/``Infinity`` or number out of range, no unknown field;
-- every field present (the judge writes them all; a missing one takes its default in the
-  model, and the exact reader gives it), no key given twice
-  (:func:`~failcodes.jsonio.keys_vouched`), no escaped surrogate (a lone one is refused) and
-  no escaped backslash (it could hide a key from the count);
-- the model's validator: each ``code_sets`` entry non-empty and starting with its ``codes``
-  entry;
-- ``created_at`` in the form the models write (``YYYY-MM-DDTHH:MM:SS[.ffffff]``, ``Z`` or
-  ``+00:00``) and a real time; kept as that text (no reader here uses it).
-
-Any other line is ``None``: the caller's exact reader takes it, so it is accepted with the
-model's values or refused with that reader's one-line error, as before.
-tests/test_annotationlines.py compares the two readers on generated and mutated lines.
+:func:`vouched` decodes a line into an :class:`AnnotationLine` (the model's fields, names,
+order and enums) and returns it only where the strict reader would accept the line with these
+very values; any other line is ``None``, for the caller's exact reader. The checks and why:
+docs/architecture.md (``annotationlines.vouched``); tests/test_annotationlines.py compares the
+two readers on generated and mutated lines.
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
 """Import a module with some of the modules it imports deferred until their class is used.
 
-A library module may import, at its top, modules that only a feature this program never uses
-needs (typer's help rendering imports rich's markdown and traceback renderers; cli/main.py
-says which and what they cost). :func:`defer_while_importing` adds an import hook: while
-``target`` itself is being imported, each deferred module is a stand-in holding only the
-named class, itself a stand-in that imports the real module when first used (called, or an
-attribute read), so the feature still works if it is used after all. The stand-ins are
-removed as soon as ``target`` is loaded: any other import of those modules gets the real one.
-A deferred module already imported is left as it is.
-
-:func:`lazy_exports` serves a package's public names the same way, each imported when first
-used (PEP 562): the names its ``if TYPE_CHECKING:`` block imports, read from its source, so
-each is written once (scientific-python's lazy_loader reads a ``.pyi`` stub likewise).
+:func:`defer_while_importing` (stand-ins while ``target`` is imported, the real module on
+first use) and :func:`lazy_exports` (a package's public names, each imported when first used,
+PEP 562): how they work, docs/architecture.md, "Module notes".
 """
 
 from __future__ import annotations

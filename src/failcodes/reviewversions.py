@@ -1,17 +1,10 @@
 """Human reviews after a codebook bump: carried to the current version, or stale.
 
-A review (a human :class:`~failcodes.annotations.Annotation` pulled into a study's
-``review/``) answers the codebook it was made under. After a bump (``failcodes recode``) the
-judge's codes are on the new version; comparing the two would compare codes with different
-meanings. :func:`bring_reviews` sorts each review as **current** (made under the target
-version), **migrated** (the lineage's migration map carries every code it holds:
-:func:`failcodes.migration.migrate`), **superseded** (the same coder reviewed the unit again
-under the target version), **repeated** (the same coder's review held twice: the latest by
-``created_at``, the later file on a tie, counts) or **stale** (no map carries it, a finer code
-now exists, :func:`failcodes.migration.finer_codes`, no migration path, or its version's
-content differs from the lineage's): docs/study.md ("Reviews pulled before the bump") gives
-the rules and what the report says of each.
-
+:func:`bring_reviews` sorts each review pulled into a study's ``review/`` as **current**,
+**migrated** (:func:`failcodes.migration.migrate`), **superseded** (reviewed again under the
+target version by the same coder), **repeated** (the same coder's review held twice: the
+latest by ``created_at``, the later file on a tie, counts) or **stale**; docs/study.md
+("Reviews pulled before the bump") gives the rules and what the report says of each.
 Pure: annotations and codebooks in, the sorting out (no file is read here).
 """
 

@@ -1,24 +1,9 @@
 """One writer per folder: an advisory lock on a judge run, study or saturation project.
 
-``with folder_lock(path, what="judge run"):`` takes an exclusive, non-blocking
-:func:`fcntl.flock` on ``path/.failcodes.lock`` and writes the holder's pid, start time and
-subcommand into it. A second process asking for the same folder gets
-:class:`FolderLockedError` at once (exit 2, one line naming the holder), before it has made a
-single call or written a byte.
-
-Stale locks: the operating system drops a ``flock`` when its process dies (crash, ``kill -9``,
-power cut), so a lock file left behind by a dead process never blocks anyone; the next writer
-takes it over and overwrites the holder line. The file itself is kept (emptied on release):
-deleting a lock file while another process is opening it would let two writers in.
-
-The lock is re-entrant within a process (a study step that runs a judge run on a folder of the
-same study does not lock itself out): nested ``folder_lock`` calls on the same folder share one
-lock. On platforms without ``fcntl`` the lock is a no-op.
-
-A reader that must not see a folder half-written (``failcodes report`` on a study while
-``failcodes run`` judges it) takes the shared lock, :func:`reading_lock`: many readers at
-once, none while a writer holds the folder (and no writer while they read). It creates
-nothing: a folder without a lock file has never had a writer.
+:func:`folder_lock` takes an exclusive, non-blocking ``flock`` on ``path/.failcodes.lock``
+(re-entrant within a process); :func:`reading_lock` the shared one for a reader that must not
+see the folder half-written. Stale locks, re-entrancy and readers: docs/architecture.md,
+"Module notes".
 """
 
 from __future__ import annotations
@@ -155,7 +140,7 @@ def folder_lock(folder: str | Path, *, what: str = "folder") -> Iterator[Path]:
 
 @contextlib.contextmanager
 def reading_lock(folder: str | Path, *, busy: str) -> Iterator[Path]:
-    """Hold the shared lock on ``folder`` for the ``with`` block (see the module's note).
+    """Hold the shared lock on ``folder`` for the ``with`` block (notes: docs/architecture.md).
 
     Raises :class:`FolderLockedError` at once while another process holds the write lock:
     ``busy`` says why that stops the reader ("{holder}" stands for the process). Inside this

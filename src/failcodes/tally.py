@@ -1,26 +1,11 @@
 """A coded table as a tally: its distinct rows, each with how many rows it stands for.
 
-The report shows the coded tables (``per_passage.csv``, ``per_trace.csv``) only as counts:
-subcode shares per group, the all-high rate, the dominant subcodes, the codebook table's
-frequencies. At paper scale a table has millions of rows but a few thousand distinct rows
-over the columns those counts read, so the report reads it in chunks and keeps a tally
-(issue 30: the whole 10x table in pandas peaked at 1.7 GB).
-
-A tally is a DataFrame of the columns kept, in the order of each distinct row's first
-appearance in the file, plus three columns:
-
-- :data:`ROWS`: how many rows of the file it stands for;
-- :data:`PARTIAL`: whether those rows hold ``not_assessable`` in any column of the file (the
-  all-high rate's ``not_fully_assessed``, which looks at the whole row);
-- :data:`FIRST`: the 0-based index of its first row in the file (a refusal names that line).
-
-A coded table (or tally) may hold a :data:`REPEAT` column too: True for a row repeating a
-(retriever, unit) an earlier row holds (:mod:`failcodes.unitrepeats`), which counts for
-nothing (weight 0) but still names its system (a column pooling several systems says them).
-
+The report reads the coded tables (``per_passage.csv``, ``per_trace.csv``) in chunks into a
+tally of the columns its counts read (docs/architecture.md): a DataFrame of the distinct rows
+in order of first appearance, plus :data:`ROWS`, :data:`PARTIAL`, :data:`FIRST` (and
+:data:`REPEAT` in a table of units repeated across systems, :mod:`failcodes.unitrepeats`).
 Every count made from a coded table goes through :func:`row_weights`, :func:`partial_rows`
-and :func:`value_counts`, which give the same numbers for the table and for its tally
-(value counts in the same order: by count, ties in order of first appearance).
+and :func:`value_counts`, which give the same numbers for the table and for its tally.
 """
 
 from __future__ import annotations

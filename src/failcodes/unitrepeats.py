@@ -1,25 +1,11 @@
 """A (claim, passage) unit retrieved for several systems: Table 8 counts it once per retriever.
 
-A retrieval unit's id is the content the judge sees (:func:`failcodes.units.unit_id`): systems
-that share a retriever (two pipelines over bm25) retrieve the same passage for the same claim,
-the judge codes that unit once, and the per-passage table
-(:func:`failcodes.attribution.per_passage_codes`) has a row of it for each system. Seed 001's
-Table 8 counts a retriever's passages (200 per retriever), each once; counted once per system,
-a unit three systems share weighed three times in its retriever's shares and n (3 systems x 8
-questions: bm25 n=81 over 69 distinct units). Table 8, its corrected shares and
+Systems that share a retriever retrieve the same unit for the same claim, and the per-passage
+table has a row of it for each system. Table 8, its corrected shares and
 ``retriever_all_high.csv`` count each (retriever, unit) once within a data set (or the data
-sets the report pools into one set of sentences), with its first row's codes.
-
-One judge run codes a unit once, so its rows agree. Rows that do not (pooled data sets judged
-in two runs, a table edited by hand) are counted once, with the first row's codes, and said
-(:attr:`FirstUnits.differ`): refusing would leave a study whose two runs of an LLM judge
-disagree on a unit (judge noise, which agreement measures) with no report at all, and picking
-silently would hide it.
-
-Table 9 keeps a row per trace: a verifier's reasoning is generated for each system's claim and
-passages (two systems' traces are two runs of the verifier, alike only when both the input and
-the output are), so each is an observation of the verifier, as each disagreement is of its
-system.
+sets the report pools), with its first row's codes; rows that disagree are said
+(:attr:`FirstUnits.differ`). Table 9 keeps a row per trace. Why: docs/architecture.md,
+"Module notes".
 """
 
 from __future__ import annotations

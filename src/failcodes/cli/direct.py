@@ -1,18 +1,9 @@
 """``failcodes metrics`` and ``failcodes ingest`` from a command line read here, without typer.
 
-Building the typer CLI (typer itself, click's parameters from the request's fields, the
-parse) cost ~106 M instructions of ``metrics`` on bench_engine's own Parquet, where the
-DuckDB script it is measured against spends none, and ~100 M of the ~1,150 M of a study's
-labels ingest (issue 30). A ``metrics`` command line that writes rows (``--format
-json|csv``, or ``-o FILE``), or an ``ingest ADAPTER PATH...`` command line, that gives each
-option as ``--flag value`` or ``--flag=value``, every value one the command's request
-(:class:`~failcodes.commands.measure.MetricsRequest`,
-:class:`~failcodes.commands.ingest.IngestRequest`) takes as it is, runs here. Anything else
-goes to the typer CLI untouched (nothing read or written yet), which says what is wrong as
-it always did: help, a table to draw, an option or form this parser does not know, a value
-typer converts or refuses (a sign, an exponent, an empty text, one beginning with ``-``), an
-option that takes one value given twice, a path
-:func:`~failcodes.commandline.path_problem` refuses, a request the model refuses.
+A command line this parser takes exactly as the request would (options as ``--flag value`` or
+``--flag=value``, each value taken as it is) runs here; anything else goes to the typer CLI
+untouched, which says what is wrong as it always did. Which lines, and why (typer's build
+cost): docs/architecture.md, "Module notes".
 """
 
 from __future__ import annotations

@@ -2,22 +2,9 @@
 
 judge (offline heuristic baseline, earlier step) -> review plan (a seeded uniform sample of the
 judged SciFact passages) -> simulated reviewer answers taken from the data's own gold -> the
-report's corrected Table 8 (judge-only, human-only and PPI++ shares with CIs) and corrected
-attribution (Figure 1).
-
-SciFact's passages carry gold flags, which the ``auto`` rule would attribute the disagreements
-by (no judge code enters, and review has nothing to correct). The demo's study file says
-``attribution = "codebook"`` for scifact-dev, so the study's own attribute step already uses
-the codebook rule (the judge's codes decide whether the evidence given with each claim was
-usable), the rule of open-ended data without gold, and the report can show the simulated
-reviewer correcting it.
-
-No person reviews anything here. The simulated reviewer answers the one question SciFact's
-gold answers, "is this passage relevant evidence that takes a position on the claim?", as
-the evidence-polarity code: a gold rationale (annotated as sufficient to justify the claim's
-label) is ``direct_polarity``, any other passage ``neutral``. For every other dimension the
-data have no gold, so it copies the judge's codes (no correction there). Its annotations are
-written as ``review/simulated-scifact-gold.jsonl`` under the coder name
+report's corrected Table 8 and corrected attribution (Figure 1). No person reviews anything:
+what the simulated reviewer answers, and why the demo attributes scifact-dev by the codebook
+rule: docs/review.md ("In the demo"). Its annotations are written under the coder name
 :data:`SIMULATED_CODER`, so the report names it wherever its codes appear.
 """
 

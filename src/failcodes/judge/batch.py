@@ -1,25 +1,9 @@
 """Batch mode: judge units through the providers' batch APIs (half price), resumably.
 
-Everything but the sending is shared with the other modes: requests, validation, annotations
-and prices come from the :class:`~failcodes.judge.unitjudge.UnitJudge` (and the
-:class:`~failcodes.judge.grouping.GroupJudge` for grouped items), commits and counting from
-the :class:`~failcodes.judge.session.Session`. On top, batch mode keeps a *ledger* in the
-run's journal (:mod:`failcodes.judge.ledger`) and does:
-
-- submission in provider-sized batches (request count and payload bytes), streamed from the
-  units through a JSONL file on disk, never the whole run in memory (which units are done or
-  tracked is asked of the database chunk by chunk, so memory does not grow with the run);
-- polling, then streaming collection of each ended batch into the same journal;
-- retries: a failed item is sent again (up to ``RetryPolicy.max_attempts``); an invalid
-  answer is sent again with the validation error (up to ``invalid_answer_retries``); after
-  that the unit is recorded *unscored* with its reason. A grouped item's passages whose
-  results are missing or invalid go on as single items.
-
-A run killed at any moment resumes: batches already submitted are polled and collected (not
-resubmitted), units already in the journal are skipped, collection is idempotent. The one
-gap is a kill between a provider accepting a batch and the ledger recording its id: those
-units are submitted again on resume (paid twice, journaled once). Grouping applies within
-chunks of ``Batch.commit_every`` units (a claim split across two chunks makes two groups).
+Everything but the sending is shared with the other modes
+(:class:`~failcodes.judge.unitjudge.UnitJudge`, :class:`~failcodes.judge.session.Session`); on
+top, batch mode keeps a *ledger* in the run's journal (:mod:`failcodes.judge.ledger`).
+Submission, polling, retries and resuming a killed run: docs/architecture.md, "Module notes".
 """
 
 from __future__ import annotations

@@ -1,33 +1,11 @@
 """Dry run from columns: a run's estimate without a :class:`~failcodes.units.Unit` per pair.
 
-The object path (:func:`~failcodes.judge.estimate.estimate_units`) builds every deduplicated
-unit, passages included, before pricing it; at paper scale that is most of a dry run's time
-and memory. This module computes the same :class:`~failcodes.judge.estimate.CostEstimate`, to the
-last digit, from three numbers per distinct unit, kept in numpy arrays:
-
-- the unit id as a 64-bit integer (the id *is* 64 bits: 16 hex digits of the content hash,
-  computed byte-identically by :func:`~failcodes.units.retrieval_unit_digests` /
-  :func:`~failcodes.units.unit_id`);
-- the length of its user message (:func:`~failcodes.judge.prompts.user_skeleton` plus the
-  escaped lengths of its texts, as :func:`~failcodes.judge.prompts.user_length`), taken
-  from its first occurrence like the object path's unit;
-- how many (trace, passage) rows it stands for (its provenance entries).
-
-Records stream in (:func:`~failcodes.disagreementio.iter_disagreement_claims`); occurrences are
-buffered a chunk at a time and merged into the sorted distinct arrays, so memory follows the
-distinct units (8+8+8 bytes each), never the passages. Traces repeated in a disagreements file
-(one claim under two mappings) count once, first occurrence kept, as in
-:func:`~failcodes.units.disagreement_traces`; their keys are kept as 64-bit hashes (the same
-collision bound as the unit ids).
-
-What it does: one call per unit (:class:`~failcodes.judge.modes.PerUnit`) and batch mode
-without grouping, any judge (the offline baseline included), a journal with units already
-done and a calibrated output length, provider prompt caching, a response cache that holds
-nothing. What it leaves to the object path (:func:`columnar_mode` / :func:`estimate_columns`
-say so by returning ``None``): grouping by claim (a group's message is rendered whole), a
-cascade (its first judge codes each unit object), a response cache with entries (the key
-needs the rendered message), judge panels, and inputs that are not a disagreements file
-or a traces file (JSONL or Parquet), or that their fast readers cannot vouch for.
+The same :class:`~failcodes.judge.estimate.CostEstimate` as the object path
+(:func:`~failcodes.judge.estimate.estimate_units`), to the last digit, from three numbers per
+distinct unit kept in numpy arrays (its 64-bit id, the length of its user message, how many
+(trace, passage) rows it stands for), so memory follows the distinct units. What it leaves
+to the object path (:func:`columnar_mode` / :func:`estimate_columns` return ``None``) and
+how: docs/architecture.md, "Module notes".
 """
 
 from __future__ import annotations

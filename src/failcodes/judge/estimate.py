@@ -1,26 +1,10 @@
 """Dry run: the tokens and cost of a run before spending anything, in any run mode.
 
-:func:`estimate_units` walks the units a run would judge and prices them the way the run will
-be billed: units already journaled or in the response cache are free; with a cascade whose
-first judge is a direct coder (the offline baseline) that judge codes every unit now (it is
-free and deterministic) and only the units it marks uncertain or cannot score are counted;
-with grouping the claim and prefix are counted once per group; batch mode applies the price
-table's batch discount. The same walk prices the *naive* run (one call per (trace, passage)
-row, no deduplication, no caching, no batch) for comparison.
-
-Provider prompt caching is modelled, because the request prefix (system prompt with the
-codebook, answer schema) is byte-stable by design: when it is at least
-``min_cacheable_tokens`` long, the first calls of a prefix pay it in full (Anthropic bills
-them at the cache-write rate) and the later ones read it from the cache. Concurrent first
-calls all miss (a prefix is cached once its first response is served), so a direct run
-misses ``min(concurrency, calls)`` times per prefix and a batch once per batch. OpenAI caches
-in 128-token steps. Tokens are counted as ``ceil(chars / 4)``; output tokens per answer come
-from the run's own journal when it holds at least ``MIN_CALIBRATION`` judged units, else
-from the answer schema filled with typical lengths.
-
-The arithmetic over calls is one pure function, :func:`call_tokens`, over
-:class:`CallShape` values (prefix tokens, user tokens, answers per call), so callers that
-build units in bulk can compute the shapes column-wise and reuse it.
+:func:`estimate_units` prices the units a run would judge the way the run will be billed
+(journal and cache hits free, a cascade's direct first judge applied, groups, batch discount,
+provider prompt caching), beside the *naive* run; the arithmetic over calls is one pure
+function, :func:`call_tokens`, over :class:`CallShape` values. The model: docs/architecture.md,
+"Module notes".
 """
 
 from __future__ import annotations

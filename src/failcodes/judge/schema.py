@@ -1,21 +1,10 @@
 """The judge's answer format, generated from one codebook part.
 
-Every dimension (step) of the part is a required property holding its own small record,
-written in this order: ``rationale`` (why), ``quote`` (a verbatim span of the judged text that
-supports this dimension's code), ``code`` (an enum of the dimension's subcode ids; ``codes``, an
-array of them, for a multi-label dimension), ``leaves`` (only when the dimension has leaves)
-and ``uncertain``. With structured output a model writes fields in schema order, so it reasons
-about each dimension before it commits to that dimension's code, and each code gets its own
-evidence. A code outside the codebook is rejected by the provider's structured-output
-mechanism and again by :func:`parse_answer`.
-
-Each dimension's quote is checked against the judged text (:func:`quote_checks`): the passage
-for retrieval units, the reasoning trace and the passages for reasoning steps.
-
-:data:`ANSWER_SCHEMA_VERSION` is part of every cache key (through the prompt template hash),
-so answers cached under an older schema are never served for this one. Annotations written
-under the old one-record-per-unit schema (version 1) stay readable: their ``rationale``,
-``quote`` and ``uncertain`` are the unit-level fields of :class:`~failcodes.annotations.Annotation`.
+Every dimension of the part is a required property holding ``rationale``, ``quote``, ``code``
+(``codes`` for a multi-label dimension), ``leaves`` (where it has leaves) and ``uncertain``, in
+that order; :func:`parse_answer` rejects a code outside the codebook, :func:`quote_checks`
+checks each quote against the judged text. Why that order, and the schema version:
+docs/architecture.md, "Module notes".
 """
 
 from __future__ import annotations

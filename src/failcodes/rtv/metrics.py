@@ -1,22 +1,9 @@
 """RtV metrics (seed 000): evidence support, hallucination, accuracy and agreement.
 
-Also the accuracy-support gap, BM25 strength by verdict and sensitivity to k.
-
-Definitions (denominators are the *scored* items of the group; unscored items are counted
-apart):
-
-- evidence support rate = supported / n;
-- conservative hallucination rate = (contradicted + not found) / n;
-- strict hallucination rate = (contradicted + not found + out of scope) / n;
-- exact accuracy = model answer code == human answer code (items with a human answer);
-- binary accuracy = equality after the scale's binary collapse;
-- accuracy-support gap = binary accuracy - evidence support rate;
-- Cohen's kappa (linear / quadratic weights) of model vs human codes, weights
-  |i - j| / (K - 1) and ((i - j) / (K - 1))^2 over the scale's codes; Fleiss' kappa across
-  models over the items every model answered. Both delegate to failcodes.stats.agreement
-  (checked against scikit-learn and hand computation in the tests).
-
-An undefined value is ``None`` with the reason in ``undefined``, never 0 or NaN.
+Also the accuracy-support gap, BM25 strength by verdict and sensitivity to k. Definitions
+(over the *scored* items of a group; unscored items counted apart): docs/rtv.md. The kappas
+delegate to failcodes.stats.agreement. An undefined value is ``None`` with the reason in
+``undefined``, never 0 or NaN.
 """
 
 from __future__ import annotations

@@ -1,28 +1,10 @@
 """Vectorised bootstrap over units and clusters: the one bootstrap module.
 
-Every statistic in :mod:`failcodes.stats` that is resampled is written as a function of
-*sums over units* of per-unit columns (coincidence counts, agreement contributions, category
-proportions...). A bootstrap resample is then a vector of unit multiplicities ``w`` (how often
-each unit was drawn), and the resampled sums for all resamples at once are one matrix
-product ``W @ X`` with ``W`` of shape (resamples, units) and ``X`` of shape (units, columns).
-No statistic is recomputed in a Python loop per resample.
-
-Cluster (by-question) bootstrap of the detection metrics (:mod:`failcodes.metrics`):
-
-The cluster bootstrap resamples *questions* with replacement, keeping all the sentences (or
-claims) of a drawn question together. Resample ``r`` is fully described by a weight vector
-``w[r, q]`` = how many times question ``q`` was drawn; ``w[r]`` follows
-Multinomial(Q, 1/Q, ..., 1/Q). Any additive statistic (here confusion counts) of resample
-``r`` is then ``w[r] @ counts``, so all resamples of all systems are one matrix product:
-
-    (resamples x questions) @ (questions x (systems * cells)) -> resamples x (systems * cells)
-
-Seed scheme (shared by the fast path, the slow reference in the tests and the benchmark):
-``cluster_rng(seed, cluster_ids)`` seeds a PCG64 generator from the user's seed and a hash of
-the sorted cluster ids, and :func:`multinomial_weights` draws one uniform question index per
-draw slot (``rng.integers(0, Q, size=(R, Q))``) and counts them per row. Systems evaluated on
-the same questions therefore get the same resamples (a paired bootstrap), whatever other
-systems are in the run.
+Every resampled statistic is a function of sums over units of per-unit columns, so all
+resamples at once are one matrix product ``W @ X`` of unit (or question) multiplicities and
+per-unit columns; no statistic is recomputed in a Python loop per resample. The cluster
+bootstrap and its seed scheme (a paired bootstrap across systems): docs/architecture.md,
+"Module notes".
 """
 
 from __future__ import annotations

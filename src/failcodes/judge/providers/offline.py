@@ -1,33 +1,9 @@
 """The ``offline`` judge: a deterministic, rule-based **heuristic baseline** (no model).
 
 It is labelled :attr:`CoderKind.HEURISTIC` and must be presented as a heuristic baseline
-wherever its output appears. Rules, per dimension (recognised by words in the dimension's
-id or label):
-
-Retrieval (claim x passage):
-- entity match: share of the claim's content words (and numbers) found in the passage;
-- scope: the claim's numbers and population qualifiers present in the passage;
-- trustworthy source: source / title metadata naming an authoritative corpus (PubMed,
-  Cochrane, guidelines, ...) is high quality, one naming a user-generated or commercial page
-  (blog, forum, shop, ...) low quality; a passage with neither ``source`` nor ``title``,
-  or with metadata on neither list, is coded ``not_assessable`` on this dimension
-  (:data:`failcodes.annotations.NOT_ASSESSABLE`): a missing or unknown source is not an
-  untrustworthy one (a word rule cannot rate a site it does not know), and the
-  all-high rule then goes by the dimensions that could be assessed;
-- evidence polarity: negation mismatch between claim and passage, hedge cues;
-- chunking: the passage starts and ends on sentence boundaries.
-
-Verification (claim, passages, reasoning, verdict):
-- evidence selection: the reasoning draws on the passage that best matches the claim;
-- comprehension: the reasoning's wording overlaps the passages it discusses;
-- inference: a decisive verdict needs a passage that matches the claim;
-- confidence: hedged evidence with a decisive verdict is over-confidence;
-- label consistency: the reasoning's conclusion words agree with the verdict;
-- grounding: numbers and quotes in the reasoning occur in the passages or claim.
-
-A low-quality outcome picks the dimension's low-quality subcode whose id or label matches the
-rule's hint words, else the dimension's first low-quality subcode. A dimension no rule
-recognises makes the unit unscored (with that reason), never a default code.
+wherever its output appears. A dimension no rule recognises makes the unit unscored (with that
+reason), never a default code. Its rules, per dimension: docs/architecture.md, "Module notes"
+(and docs/judge.md).
 """
 
 from __future__ import annotations
