@@ -125,10 +125,6 @@ def test_jsonl_lines_in_file_order_are_written_as_their_claims_come(
     traces = _jsonl(tmp_path / "t.jsonl", ROWS)
     labels = _jsonl(tmp_path / "labels.jsonl", LABELS)
 
-    def stored(*args: Any) -> None:
-        raise AssertionError("pieces stored and read back: the lines were in file order")
-
-    monkeypatch.setattr(disagreementsql, "_Pieces", stored)
     got = _disagreements(traces, labels, tmp_path / "in-order.jsonl")
     assert streamed == []  # the lines read again, not the stream
     assert _keys(got) == EXPECTED  # 5 + 7 + 6 = 18, by hand (see ROWS)
@@ -149,18 +145,19 @@ def test_jsonl_lines_out_of_file_order_are_stored_and_read_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streamed: list[bool]
 ) -> None:
     # system b's lines first: each mapping's disagreements (a before b) are not in file order
+    # (since session 28 the same writer as in file order: tests/test_s28_t28disag.py)
     traces = _jsonl(tmp_path / "t.jsonl", ROWS[5:] + ROWS[:5])
     labels = _jsonl(tmp_path / "labels.jsonl", LABELS)
     in_order: list[bool] = []
-    write_in_order = disagreementsql._write_in_order
+    write_lines = disagreementsql._write_lines
 
     def counted(*args: Any) -> int:
         in_order.append(True)
-        return write_in_order(*args)
+        return write_lines(*args)
 
-    monkeypatch.setattr(disagreementsql, "_write_in_order", counted)
+    monkeypatch.setattr(disagreementsql, "_write_lines", counted)
     got = _disagreements(traces, labels, tmp_path / "stored.jsonl")
-    assert (streamed, in_order) == ([], [])  # the pieces stored, neither path above
+    assert (streamed, in_order) == ([], [True])  # the one writer, not the stream
     assert _keys(got) == EXPECTED  # the output's order is the sentences', not the file's
     monkeypatch.setattr(disagreementsql, "applies", lambda *args: False)
     assert _disagreements(traces, labels, tmp_path / "stream.jsonl") == got
@@ -235,9 +232,9 @@ def test_a_mappings_file_is_appended_whole_where_the_kernel_copy_stops_or_is_mis
     head, tail = tmp_path / "head.jsonl", tmp_path / "tail.jsonl"
     copy = os.copy_file_range
 
-    def one_byte_then_fail(src: int, dst: int, count: int) -> int:
-        if os.lseek(src, 0, os.SEEK_CUR) == 0:
-            return copy(src, dst, 1)  # the kernel copies b"d", then gives up
+    def one_byte_then_fail(src: int, dst: int, count: int, at: int) -> int:
+        if at == 0:
+            return copy(src, dst, 1, at)  # the kernel copies b"d", then gives up
         raise OSError(18, "Invalid cross-device link")
 
     for copier in (one_byte_then_fail, None):
@@ -247,6 +244,7 @@ def test_a_mappings_file_is_appended_whole_where_the_kernel_copy_stops_or_is_mis
             monkeypatch.delattr(os, "copy_file_range")
         else:
             monkeypatch.setattr(os, "copy_file_range", copier)
-        with head.open("ab") as out:
-            disagreementsql._append(out, tail)
+        with head.open("r+b", buffering=0) as out:  # (since session 28: not "ab", which
+            out.seek(0, os.SEEK_END)  # the kernel's copy refuses)
+            disagreementsql._append(out, tail, [(0, 5)])
         assert head.read_bytes() == b'{"a": 1}\nabcdefg\n'  # 12 + 5 bytes, in order

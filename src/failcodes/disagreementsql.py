@@ -2,10 +2,11 @@ r"""Disagreements built by the engine from the tool's own Parquet traces (issue 
 
 For traces the tool wrote itself (the validated marker, :func:`failcodes.engine.is_validated`)
 DuckDB reads the needed claim rows once, in file order (a window of :data:`_WINDOW_ROWS` rows
-a query), into a scratch file, and Python writes each disagreement's head and takes its
-claims from the scratch file in output order: JSONL as two JSON pieces a claim record
-(:class:`_Pieces`, :func:`_write_lines`), byte-identical to the stream's
-(:func:`failcodes.disagreementio.stream_disagreements`); Parquet as Arrow columns
+a query). JSONL: each disagreement's line (its head, two JSON pieces a claim record) is
+written as its claims come, into a file of its mapping copied onto the output in output
+order (:func:`_write_lines`), byte-identical to the stream's
+(:func:`failcodes.disagreementio.stream_disagreements`). Parquet: the rows go to a scratch
+file, and Python takes each disagreement's claims from it in output order as Arrow columns
 (:func:`_spill`, :class:`_Spilled`, :func:`_mapping_table`), :data:`_RECORDS_PER_GROUP`
 disagreements a row group, the stream's bytes. Trace JSONL files the strict scan vouched for
 take the same heads, their claims' lines read again by byte offset (:func:`_line_rows`). A
@@ -16,12 +17,12 @@ stdlib's, and the measurements: docs/architecture.md ("The analysis engine").
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import itertools
 import json
 import operator
 import os
-import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring as _json_string  # json.dumps' own
@@ -324,33 +325,6 @@ def _sentence(text: str | None) -> bytes:
     return _text(text).encode("utf-8") if text else b""
 
 
-class _Pieces:
-    """Claim rows' pieces in a scratch file (``fh``), in file row order.
-
-    A disagreement's claims (consecutive rows) are read back with one ``pread``: memory
-    follows a disagreement, whatever the output order.
-    """
-
-    def __init__(self, fh: IO[bytes], need: Any, parts: Iterable[list[_Piece]]) -> None:
-        self.fh, self.need = fh, need
-        ends: list[Any] = [np.zeros(1, dtype=np.int64)]
-        at = 0
-        for part in parts:  # (its rows' pieces one after another)
-            ends.append(at + np.cumsum(np.fromiter(map(len, part), np.int64, len(part))))
-            at += fh.write(b"".join(part))
-        fh.flush()
-        self.ends = np.concatenate(ends)
-
-    def rows(self, first: int, n: int) -> list[bytes]:
-        """The pieces of ``n`` rows from row ``first`` (numbered across the files)."""
-        a = _PIECES * int(np.searchsorted(self.need, first))
-        cuts = self.ends[a : a + _PIECES * n + 1]
-        lo = int(cuts[0])
-        blob = os.pread(self.fh.fileno(), int(cuts[-1]) - lo, lo)
-        at = (cuts - lo).tolist()
-        return [blob[x:y] for x, y in itertools.pairwise(at)]
-
-
 def _numbers(column: Any, dtype: Any) -> Any:
     """A chunked Arrow column of numbers without nulls as numpy (views of its buffers).
 
@@ -518,32 +492,47 @@ def _write_file(
     """
     groups, need = _needed(columns, items)
     maps = [_Mapping.of(sel) for sel in items]
-    heads: Iterable[_Head]
-    if con is None:
-        at = range(0, len(groups), _LINE_GROUPS)
-        parts: Iterable[Any] = (_line_rows(columns, groups[a : a + _LINE_GROUPS]) for a in at)
+    if lines:
+        parts: Iterable[Any]
+        if con is None:
+            at = range(0, len(groups), _LINE_GROUPS)
+            parts = (_line_rows(columns, groups[a : a + _LINE_GROUPS]) for a in at)
+        else:
+            starts = np.searchsorted(need, columns.first[groups].astype(np.int64))
+            parts = _aligned(_engine_rows(con, columns, need, True), starts.tolist())
         seen: dict[int, dict[str, tuple[Any, ...]]] = {}  # per label index
         each = [list(_heads(s, m, seen.setdefault(id(s.index), {}))) for m, s in enumerate(items)]
-        if lines and all(map(_in_file_order, each)):
-            return _write_in_order(scratch, maps, each, need, parts)
-        heads = itertools.chain.from_iterable(each)
-    else:
-        parts = _engine_rows(con, columns, need, lines)
-        heads = itertools.chain.from_iterable(_heads(sel, m) for m, sel in enumerate(items))
+        return _write_lines(scratch, maps, each, need, parts)
+    parts = _engine_rows(con, columns, need, lines)
+    heads = itertools.chain.from_iterable(_heads(sel, m) for m, sel in enumerate(items))
     spill = temp_path(scratch)
     try:
-        if lines:
-            with spill.open("w+b") as fh:
-                pieces = _Pieces(fh, need, parts)
-                if con is not None:
-                    con.close()  # (the engine's memory let go before the output is built)
-                return _write_lines(scratch, maps, heads, pieces)
         _spill(parts, spill)
         con.close()
         grouped = iter(lambda: list(itertools.islice(heads, _RECORDS_PER_GROUP)), [])
         return _write_tables(scratch, maps, grouped, _Spilled(spill, need))
     finally:
         spill.unlink(missing_ok=True)
+
+
+def _aligned(parts: Iterable[list[_Piece]], starts: list[int]) -> Iterator[list[_Piece]]:
+    """``parts`` (the pieces of consecutive rows) cut where a group starts (``starts``).
+
+    The engine hands rows over a batch at a time, a group's rows maybe in two batches; each
+    part given on holds whole groups (a group's rows in one part, as :func:`_write_lines`
+    takes them).
+    """
+    held: list[_Piece] = []
+    lo = 0  # the row of ``held``'s first piece
+    for got in parts:
+        held += got
+        hi = lo + len(held) // _PIECES
+        cut = starts[bisect.bisect_right(starts, hi) - 1] if starts and starts[0] <= hi else lo
+        if cut > lo:
+            yield held[: _PIECES * (cut - lo)]
+            held, lo = held[_PIECES * (cut - lo) :], cut
+    if held:
+        yield held
 
 
 def _write_tables(
@@ -720,28 +709,6 @@ def _liner(maps: Sequence[_Mapping]) -> Callable[[_Head, Sequence[_Piece]], list
 
 
 def _write_lines(
-    scratch: Path, maps: Sequence[_Mapping], heads: Iterable[_Head], pieces: _Pieces
-) -> int:
-    """Write the disagreements to ``scratch`` as JSONL lines; the count.
-
-    Each line is assembled from its head and its claims' pieces.
-    """
-    line = _liner(maps)
-    count = 0
-    with scratch.open("wb", buffering=_WRITE_BUFFER) as out:
-        for h in heads:
-            out.write(b"".join(line(h, pieces.rows(h.first, h.rows) if h.rows else ())))
-            count += 1
-    return count
-
-
-def _in_file_order(heads: Sequence[_Head]) -> bool:
-    """Whether the heads with claims come in the order of their claims' rows."""
-    firsts = [h.first for h in heads if h.rows]
-    return all(itertools.starmap(operator.lt, itertools.pairwise(firsts)))
-
-
-def _write_in_order(
     scratch: Path,
     maps: Sequence[_Mapping],
     heads: Sequence[Sequence[_Head]],
@@ -750,19 +717,17 @@ def _write_in_order(
 ) -> int:
     """Write the disagreements to ``scratch`` as JSONL lines as their claims' pieces come.
 
-    ``heads`` are each mapping's disagreements in output order, those with claims in the
-    order of their rows (:func:`_in_file_order`); ``parts`` the pieces of the rows of
-    ``need`` in order, a run of groups at a time. Each line is written as its claims' pieces
-    come, the first mapping's into ``scratch``, each other's into a file of its own appended
-    to ``scratch`` at the end: no piece is stored or read back (:class:`_Pieces`). The count.
+    ``heads`` are each mapping's disagreements in output order; ``parts`` the pieces of the
+    rows of ``need`` in order, whole groups a part. Each line is written once, as its claims'
+    pieces come (:class:`_Made`: file order), into a file of its mapping; no piece is stored
+    or read back. A mapping's lines made in output order (the first mapping's: into
+    ``scratch`` itself) are appended whole, others a run of lines in output order at a time,
+    both in the kernel where it can (:func:`_append`). The count.
     """
     line = _liner(maps)
-    # each head's claims as an index into ``need`` (-1: none)
-    at = [
-        np.searchsorted(need, np.array([h.first for h in hs], dtype=np.int64)).tolist()
-        for hs in heads
-    ]
-    files = [scratch, *(temp_path(scratch) for _ in heads[1:])]
+    made = [_Made.of(hs, need) for hs in heads]
+    direct = made[0].in_order  # (the first mapping's lines straight into the output)
+    files = [scratch if m == 0 and direct else temp_path(scratch) for m in range(len(heads))]
     try:
         with contextlib.ExitStack() as stack:
             outs = [stack.enter_context(_Gathered(f)) for f in files]
@@ -771,25 +736,75 @@ def _write_in_order(
             for got in itertools.chain(parts, [None]):  # (None: the heads left, no claims)
                 hi = lo + len(got) // _PIECES if got is not None else len(need)
                 for m, hs in enumerate(heads):
-                    write, where, p = outs[m].add, at[m], done[m]
-                    while p < len(hs) and (not hs[p].rows or where[p] < hi):
-                        h = hs[p]
+                    write, order, key, p = outs[m].add, made[m].order, made[m].key, done[m]
+                    while p < len(order) and key[p] < hi:
+                        h = hs[order[p]]
                         if h.rows:
-                            assert got is not None  # (every row is in a run)
-                            a = _PIECES * (where[p] - lo)
+                            assert got is not None  # (every row is in a part)
+                            a = _PIECES * (key[p] - lo)
                             write(line(h, got[a : a + _PIECES * h.rows]))
                         else:
                             write(line(h, ()))
                         p += 1
                     done[m] = p
                 lo = hi
-        with files[0].open("ab") as out:
-            for f in files[1:]:
-                _append(out, f)
+        with scratch.open("r+b", buffering=0) as out:  # (not "ab": see _append)
+            out.seek(0, os.SEEK_END)
+            for m, f in enumerate(files):
+                if f != scratch:
+                    _append(out, f, made[m].runs(outs[m].sizes))
     finally:
-        for f in files[1:]:
-            f.unlink(missing_ok=True)
+        for f in files:
+            if f != scratch:
+                f.unlink(missing_ok=True)
     return sum(map(len, heads))
+
+
+@dataclass(frozen=True)
+class _Made:
+    """The order a mapping's lines are made in: their claims' (file) order.
+
+    ``order[j]`` is the head (its place in output order) made ``j``-th, ``key[j]`` the place
+    in ``need`` of its first claim row; a head without claims is made right after the one
+    before it in output order (its key), or first (-1).
+    """
+
+    order: list[int]
+    key: list[int]
+    in_order: bool
+
+    @classmethod
+    def of(cls, heads: Sequence[_Head], need: Any) -> _Made:
+        """The order of ``heads`` (one mapping's, in output order)."""
+        firsts = np.array([h.first for h in heads], dtype=np.int64)
+        has = np.array([h.rows > 0 for h in heads], dtype=bool)
+        found = np.where(has, np.searchsorted(need, firsts), -1)
+        # a head without claims takes the key of the last head with claims before it
+        last = np.maximum.accumulate(np.where(has, np.arange(len(heads)), -1))
+        key = np.where(last >= 0, found[np.maximum(last, 0)], -1)
+        order = np.argsort(key, kind="stable")
+        in_order = bool((order == np.arange(len(heads))).all())
+        return cls(order.tolist(), key[order].tolist(), in_order)
+
+    def runs(self, sizes: Sequence[int]) -> list[tuple[int, int]]:
+        """``(offset, length)`` of the runs of lines, in output order, in the made file.
+
+        ``sizes``: the lines' lengths as made. Consecutive lines of the file that follow
+        each other in the output are one run (the whole file if made in output order).
+        """
+        n = len(self.order)
+        if not n:
+            return []
+        lengths = np.array(sizes, dtype=np.int64)
+        starts = np.zeros(n, dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        made = np.empty(n, dtype=np.int64)
+        made[np.array(self.order, dtype=np.int64)] = np.arange(n)  # head -> made j-th
+        at, length = starts[made], lengths[made]
+        new = np.ones(n, dtype=bool)
+        new[1:] = at[1:] != at[:-1] + length[:-1]
+        first = np.flatnonzero(new)
+        return list(zip(at[first].tolist(), np.add.reduceat(length, first).tolist(), strict=True))
 
 
 class _Gathered:
@@ -803,6 +818,8 @@ class _Gathered:
         self.fh = path.open("wb", buffering=0)
         self.parts: list[_Piece] = []
         self.size = 0
+        #: Each line's length, in the order written.
+        self.sizes: list[int] = []
 
     def __enter__(self) -> _Gathered:
         return self
@@ -817,7 +834,9 @@ class _Gathered:
     def add(self, parts: list[_Piece]) -> None:
         """Write a line's parts (later)."""
         self.parts += parts
-        self.size += sum(map(len, parts))
+        n = sum(map(len, parts))
+        self.sizes.append(n)
+        self.size += n
         if self.size >= _WRITE_BUFFER or len(self.parts) >= _IOV_MAX:
             self.flush()
 
@@ -834,21 +853,33 @@ class _Gathered:
         self.parts, self.size = [], 0
 
 
-def _append(out: IO[bytes], path: Path) -> None:
-    """Copy the file ``path`` onto the end of ``out`` (in the kernel where it can)."""
+def _append(out: IO[bytes], path: Path, runs: Iterable[tuple[int, int]]) -> None:
+    """Copy the ``(offset, length)`` runs of the file ``path`` onto the end of ``out``.
+
+    In the kernel where it can (``copy_file_range``: ``out`` opened for writing, not
+    appending, which the kernel refuses), else by reads.
+    """
     copy = getattr(os, "copy_file_range", None)  # (Linux only)
     with path.open("rb") as src:
-        left = os.fstat(src.fileno()).st_size
-        try:
-            while copy is not None and left > 0:
-                copied = copy(src.fileno(), out.fileno(), left)
-                if not copied:
-                    break
-                left -= copied
-        except OSError:
-            pass  # (another file system, an old kernel: the rest copied by reads)
-        if left > 0:  # (both files' positions are past what the kernel copied)
-            shutil.copyfileobj(src, out, _WRITE_BUFFER)
+        fd, dst = src.fileno(), out.fileno()
+        for at, left in runs:
+            try:
+                while copy is not None and left > 0:
+                    copied = copy(fd, dst, left, at)
+                    if not copied:
+                        break
+                    at, left = at + copied, left - copied
+            except OSError:
+                copy = None  # (another file system, an old kernel: the rest copied by reads)
+            if left > 0:  # (``out``'s position is past what the kernel copied)
+                src.seek(at)
+                while left > 0:
+                    chunk = memoryview(src.read(min(left, _WRITE_BUFFER)))
+                    if not chunk:
+                        raise OSError(f"{path} ended early")
+                    left -= len(chunk)
+                    while chunk:
+                        chunk = chunk[out.write(chunk) or 0 :]
 
 
 def applies(
