@@ -15,42 +15,13 @@ from pydantic import Field
 
 from failcodes.contract import FrozenModel
 
-#: Words that end in "." without ending a sentence (lower case, without the final dot).
+#: Words that end in "." without ending a sentence (lower case, without the final dot;
+#: ``al``: et al.).
 ABBREVIATIONS: frozenset[str] = frozenset(
-    {
-        "dr",
-        "mr",
-        "mrs",
-        "ms",
-        "prof",
-        "sr",
-        "jr",
-        "st",
-        "vs",
-        "v",
-        "e.g",
-        "i.e",
-        "cf",
-        "al",  # et al.
-        "approx",
-        "fig",
-        "figs",
-        "no",
-        "nos",
-        "vol",
-        "ref",
-        "refs",
-        "resp",
-        "min",
-        "max",
-        "a.m",
-        "p.m",
-        "u.s",
-        "u.k",
-        "inc",
-        "ltd",
-        "co",
-    }
+    """
+    dr mr mrs ms prof sr jr st vs v e.g i.e cf al approx fig figs no nos vol ref refs resp min
+    max a.m p.m u.s u.k inc ltd co
+    """.split()  # noqa: SIM905
 )
 
 _CLOSERS = "\"'\u201d\u2019)]*_"

@@ -108,81 +108,17 @@ def quote_in_passages(quote: str, passages: Sequence[RetrievedChunk]) -> bool:
 # ---------------------------------------------------------------- offline heuristic judge
 
 _STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "of",
-        "to",
-        "in",
-        "on",
-        "for",
-        "with",
-        "by",
-        "from",
-        "at",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "this",
-        "that",
-        "these",
-        "those",
-        "it",
-        "its",
-        "their",
-        "there",
-        "which",
-        "who",
-        "whom",
-        "what",
-        "when",
-        "where",
-        "how",
-        "than",
-        "then",
-        "also",
-        "into",
-        "onto",
-        "about",
-        "over",
-        "under",
-        "after",
-        "before",
-        "between",
-        "during",
-        "trial",
-        "study",
-        "report",
-        "reported",
-        "authors",
-        "participants",
-        "yes",
-        "probably",
-    ]
+    """
+    a an the and or of to in on for with by from at as is are was were be been being this that
+    these those it its their there which who whom what when where how than then also into onto
+    about over under after before between during trial study report reported authors
+    participants yes probably
+    """.split()  # noqa: SIM905
 )
 _NEGATION = frozenset(
-    [
-        "not",
-        "no",
-        "never",
-        "without",
-        "none",
-        "neither",
-        "nor",
-        "cannot",
-        "unclear",
-        "absent",
-        "lack",
-        "lacking",
-    ]
+    """
+    not no never without none neither nor cannot unclear absent lack lacking
+    """.split()  # noqa: SIM905
 )
 _NO_CLAIM = frozenset(
     {"no information", "not applicable", "n/a", "na", "ni", "none", "not reported", ""}

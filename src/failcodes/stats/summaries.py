@@ -23,95 +23,22 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 #: Words that name a consensus column (matched against the ``_``-separated words of the
-#: lower-cased column name).
+#: lower-cased column name): besides majority and gold, the reference standard and who set
+#: it (``compare`` takes a ``reference`` column for the truth), a panel's, committee's or
+#: arbiter's label, a consolidated or pooled column, ground truth written as one word, who
+#: breaks a tie and the settled code, and the same words in Spanish, Italian, Portuguese,
+#: German and French (accents folded): such a column is no rater.
 CONSENSUS_WORDS = frozenset(
-    {
-        "majority",
-        "consensus",
-        "gold",
-        "adjudicated",
-        "adjudication",
-        # the reference standard and who set it: `compare` already takes a `reference`
-        # column for the truth, where `agree` read it as a fourth rater (Fleiss 0.700 for
-        # the three raters' 0.597, exit 0)
-        "reference",
-        "adjudicator",
-        # redteam7: `expert_panel` and `ref` (a panel's or the reference's label) were read as
-        # raters; a panel, committee or arbiter gives one label for the raters
-        "ref",
-        "referee",
-        "panel",
-        "committee",
-        "arbiter",
-        "arbitrated",
-        "arbitration",
-        "final",
-        "aggregate",
-        "aggregated",
-        "vote",
-        "voted",
-        "mv",
-        "agreed",
-        "reconciled",
-        "resolved",
-        "truth",
-        # i34red: a `consolidated` column (the raters' majority) was a fourth rater: Fleiss
-        # 0.500 for the three raters' 0.333 on 12 rows, too few for the value rule, exit 0
-        "consolidated",
-        "consolidation",
-        "combined",
-        "pooled",
-        "merged",
-        "mode",
-        "modal",
-        "plurality",
-        "harmonised",
-        "harmonized",
-        # i35red: written as one word
-        "groundtruth",
-        "goldstandard",
-        # t13red2: who settles a disagreement, and the settled code: a `tiebreaker` column
-        # (rater A's code where A and B split) was a third rater, Fleiss 1/3 -> 0.55, exit 0
-        "tiebreaker",
-        "tiebreak",
-        "breaker",
-        "resolution",
-        "reconciliation",
-        "arbitrator",
-        "moderated",
-        "moderation",
-        "moderator",
-        "finalised",
-        "finalized",
-        # t19red2: the same words in Spanish, Italian, Portuguese, German and French (accents
-        # folded): a `Konsens` or `consenso` column (the raters' majority) was a fourth rater
-        "consenso",
-        "konsens",
-        "konsensus",
-        "adjudicado",
-        "adjudicada",
-        "adjudicacion",
-        "acordado",
-        "referencia",
-        "referenz",
-        "riferimento",
-        "mayoria",
-        "maggioranza",
-        "mehrheit",
-        "majorite",
-        "definitivo",
-        # t19out2: a French 'décision_finale' or German 'Einigung' column (the settled code
-        # beside two raters, too few columns for the value rule) was a third rater: Krippendorff
-        # 0.386 / 0.445 for the two raters' published 0.095 (Krippendorff 2011, example A), exit 0
-        "finale",
-        "definitif",
-        "definitive",
-        "definitiva",
-        "einigung",
-        "endgultig",
-        "arbitrage",
-        "arbitraje",
-    }
+    """
+    majority consensus gold adjudicated adjudication reference adjudicator ref referee panel
+    committee arbiter arbitrated arbitration final aggregate aggregated vote voted mv agreed
+    reconciled resolved truth consolidated consolidation combined pooled merged mode modal
+    plurality harmonised harmonized groundtruth goldstandard tiebreaker tiebreak breaker
+    resolution reconciliation arbitrator moderated moderation moderator finalised finalized
+    consenso konsens konsensus adjudicado adjudicada adjudicacion acordado referencia referenz
+    riferimento mayoria maggioranza mehrheit majorite definitivo finale definitif definitive
+    definitiva einigung endgultig arbitrage arbitraje
+    """.split()  # noqa: SIM905
 )
 
 #: Share of the others' majority rows a summary column must equal.
@@ -155,28 +82,10 @@ REFERENCE_NAMES = frozenset({"has_error", "label", "labels", "clinician"})
 #: beside a consensus column in a table of systems' outcomes (``compare FILE --truth
 #: majority``), such a column is one of the raters the reference came from, not a system.
 RATER_WORDS = frozenset(
-    {
-        "clinician",
-        "clinicians",
-        "annotator",
-        "annotators",
-        "rater",
-        "raters",
-        "reviewer",
-        "reviewers",
-        "doctor",
-        "doctors",
-        "dr",
-        "physician",
-        "physicians",
-        "nurse",
-        "pharmacist",
-        "expert",
-        "experts",
-        "human",
-        "labeler",
-        "labeller",
-    }
+    """
+    clinician clinicians annotator annotators rater raters reviewer reviewers doctor doctors dr
+    physician physicians nurse pharmacist expert experts human labeler labeller
+    """.split()  # noqa: SIM905
 )
 
 
