@@ -796,9 +796,8 @@ def check_system_spellings(
 ) -> None:
     """Refuse two systems whose names differ only in case, spacing or Unicode form.
 
-    ``gpt-4`` in one file and ``GPT-4`` in another were scored as two systems, exit 0. The
-    error names the first row of the later name (sorted), found by reading the files again
-    only then.
+    ``gpt-4`` in one file and ``GPT-4`` in another would be scored as two systems. The error
+    names the first row of the later name (sorted), found by reading the files again then.
     """
     twice = system_written_two_ways(traces)
     if twice is not None:

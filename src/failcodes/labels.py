@@ -98,8 +98,8 @@ def system_written_two_ways(
 ) -> tuple[str, str] | None:
     """Two systems of the traces named alike but for case, spacing or Unicode form.
 
-    ``(later, first)`` in sorted order, or None. ``gpt-4`` in one file (or one list of trace
-    objects) and ``GPT-4`` in another were scored as two systems, exit 0.
+    ``(later, first)`` in sorted order, or None: ``gpt-4`` in one file (or one list of trace
+    objects) and ``GPT-4`` in another would be scored as two systems.
     """
     from failcodes.spelling import name_key
 
@@ -603,8 +603,7 @@ class SentenceLabelCodes:
         question = vocabulary_codes(traces.questions, qids, n)
         given = np.fromiter((q is not None for q in qids), dtype=bool, count=n)
         # likewise a question of the vocabulary no group has (one system's groups: a question
-        # only another answered): gpt's label of claude's q3 counted as gpt's sentence
-        # without claims, TN 1 at exit 0, where disagreements refused it
+        # only another answered): gpt's label of claude's q3 is no sentence of gpt's
         answered = np.zeros(len(traces.questions), dtype=bool)
         answered[traces.question] = True
         question[given & ((question < 0) | ~answered[np.maximum(question, 0)])] = -2
@@ -696,8 +695,8 @@ def _several_questions(pos: int, sentence_id: str, questions: Sequence[str]) -> 
     """A sentence label whose sentence id the traces put under two or more questions.
 
     A sentence id names one answer's sentence; under several questions (``007`` in one
-    system's file, ``7`` in another's; sentences numbered per answer) the one label was
-    counted once under each: one label, two units, with exit 0.
+    system's file, ``7`` in another's; sentences numbered per answer) the one label would
+    count once under each.
     """
     shown = ", ".join(repr(q) for q in questions[:3]) + (", ..." if len(questions) > 3 else "")
     return LabelProblem(
@@ -942,15 +941,11 @@ def _fold(text: str) -> str:
     """An id as a likely mistake writes it: case, Unicode form, leading zeros of its numbers.
 
     Unicode form is NFKC with unseen characters and dashes folded (:func:`spelling.lookalike`):
-    a label ``q1:s0`` with a zero-width space after it (or a fullwidth ``ｓ``) named no trace's
-    sentence, counted as one the system made no claim for, and the trace's ``q1:s0`` went
-    unlabelled: TP 0, FN 2, TN 1 for TP 1, FN 1, TN 1, exit 0 (t24red1).
-
-    Zeros inside an id too (i35red): ``s007`` in one system's file and ``s7`` in another's
-    left the second's claims unlabelled and its labelled sentence without claims (FN 1 for TP 1).
-    Whole numbers only (:mod:`failcodes.idzeros`): ``v1.01`` and ``v1.1`` are two ids. A
-    whole number written as a float (``1.0``, a CSV of a pandas column widened by a missing
-    cell) beside ``1`` in another system's file left that system unlabelled (n 0, exit 0).
+    a label ``q1:s0`` with a zero-width space after it (or a fullwidth ``ｓ``) names the
+    trace's ``q1:s0``. Zeros inside an id too: ``s007`` in one system's file and ``s7`` in
+    another's; whole numbers only (:mod:`failcodes.idzeros`): ``v1.01`` and ``v1.1`` are two
+    ids. A whole number written as a float (``1.0``, a CSV of a pandas column widened by a
+    missing cell) is the ``1`` of another system's file.
     """
     folded = text.lower() if text.isascii() else lookalike(text).casefold()
     return without_leading_zeros(folded.partition(".")[0] if _FLOAT_ID.fullmatch(text) else folded)
@@ -1104,13 +1099,12 @@ def _numbered_from_zero(
     """``(position, message)`` of sentence labels numbered from 0 where the traces count from 1.
 
     Labels ``q1:0, q1:1`` (a list's index) for traces ``q1:1, q1:2`` (its place): each label
-    fell on the next sentence, and 'q1:0' counted as a sentence without claims (TP 0, FP 1,
-    FN 1, TN 1 for TP 1, FP 1, TN 1, exit 0). Refused when two or more answers have such a
-    label 0 without a trace beside a trace 1, and no trace is numbered 0 (one answer whose
-    sentence 0 gave no claim is no pattern). Ids cannot tell it from traces numbered from 0
-    whose sentence 0 gave no claim in each answer (a preamble; a shift whose last sentence
-    gave none looks the same): read as given when those answers' other labels give their
-    sentence's text, which :func:`text_mismatch` compares with the traces' instead.
+    would fall on the next sentence, 'q1:0' on a sentence without claims. Refused when two or
+    more answers have such a label 0 without a trace beside a trace 1, and no trace is
+    numbered 0 (one answer whose sentence 0 gave no claim is no pattern). Ids cannot tell it
+    from traces numbered from 0 whose sentence 0 gave no claim in each answer (a preamble; a
+    shift whose last sentence gave none looks the same): read as given when those answers'
+    other labels give their sentence's text, which :func:`text_mismatch` compares instead.
     """
     zeros = {sid[:-1]: pos for sid, pos in untraced.items() if _ZERO.fullmatch(sid)}
     if len(zeros) < 2:
@@ -1180,11 +1174,9 @@ def _labelled_written_two_ways(
     """A labelled sentence (or claim) whose id the traces also write another way.
 
     One system's file writes ``sé0`` composed (NFC), another's decomposed (NFD), the label
-    the first: the label applied to the first system's sentence only. The other system's
-    claims were unlabelled, and the labelled sentence, which it made no claim for under that
-    id, counted as no error flagged: recall 1/2 for 2/2, exit 0. A claim label (``c0`` in one
-    system, ``C0`` in another) missed the other system's claim the same way: it took its
-    sentence's label instead. Every trace id is folded (``lower`` for ASCII ids, the cheap
+    the first: the label would apply to the first system's sentence only, the other system's
+    claims unlabelled. A claim label (``c0`` in one system, ``C0`` in another) would miss the
+    other system's claim the same way. Every trace id is folded (``lower`` for ASCII ids, the cheap
     common case).
     """
     sids = label_column(labels, "sentence_id")
@@ -1304,12 +1296,11 @@ TraceTexts = tuple[str, str, str, str | None, str | None]
 def text_mismatch(labels: Sequence[Label], rows: Iterable[TraceTexts]) -> LabelProblem | None:
     """A label whose sentence (or claim) is not the text the traces give it.
 
-    Two cases, exit 0 before. Each system wrote its own answer and numbered its sentences
-    ``s1, s2, ...`` (or its claims ``c1, ...``) in its own file: a shared label (no system)
-    applied to each system's ``s1``, two different sentences, and sysB was scored on sysA's
-    labels (P 0, R 0 for 1, 1). A label that gives its sentence's text names another sentence
-    than its id does in the traces (labels made on an earlier run's answer, numbered alike):
-    the clinician's judgement of one sentence scored another (TP 1, TN 1 for FP 1, FN 1).
+    Two cases. Each system wrote its own answer and numbered its sentences ``s1, s2, ...``
+    (or its claims ``c1, ...``) in its own file: a shared label (no system) would apply to
+    each system's ``s1``, two different sentences. A label that gives its sentence's text
+    names another sentence than its id does in the traces (labels made on an earlier run's
+    answer, numbered alike): the clinician's judgement of one sentence would score another.
     Texts are compared by their letters and digits, case folded; a trace without the text
     is passed over.
     """
@@ -1389,9 +1380,8 @@ def _claims_of_two_answers(
     """A shared sentence label whose sentence holds one claim id with two systems' texts.
 
     Each system wrote its own answer, numbered its sentences and claims alike (``q1:1``,
-    ``q1c1``) and the traces give no sentence text: the sentence check had nothing to compare,
-    and sysB was scored on the labels of sysA's answer (claude TP 2, TN 2, where its answer
-    was never labelled; exit 0).
+    ``q1c1``) and the traces give no sentence text: the sentence check has nothing to
+    compare, and sysB would be scored on the labels of sysA's answer.
     """
     return LabelProblem(
         pos,
@@ -1428,8 +1418,8 @@ def _system_outside_labels(
 
     One system's file numbered its sentences another way (``q1-s0`` beside the labels' and
     the other system's ``q1s0``), or wrote its own answer under the same question ids: each
-    labelled sentence was one it "made no claim for", an FN or TN, and its own sentences were
-    unlabelled (recall 0/6 for 5/6, exit 0). The first such system's first labelled question,
+    labelled sentence would be one it "made no claim for", its own sentences unlabelled. The
+    first such system's first labelled question,
     with its sentence and the labels' there, is named.
     """
     import numpy as np
@@ -1493,11 +1483,9 @@ def _system_outside_labels(
 def check_in_memory(labels: Iterable[Label], traces: Any, sentence_level: bool) -> list[Label]:
     """The label checks the CLI's readers make, for the Python API's in-memory traces.
 
-    On traces read with ``failcodes.read_traces`` none was made: a label the traces write with
-    other leading zeros read TP 0, FP 0, FN 2, TN 2 for TP 1, FP 1, FN 1, TN 1; a system
-    written two ways (``GPT-4`` and ``gpt-4``) was scored as two; a totals row's label
-    (``Total``, under question q1) counted as a labelled sentence without claims (an FN). No
-    labels stays allowed (every metric undefined).
+    A label the traces write with other leading zeros, a system written two ways (``GPT-4``
+    and ``gpt-4``), a totals row's label (``Total``, under question q1). No labels stays
+    allowed (every metric undefined).
     """
     labels = list(labels)
     twice = system_written_two_ways(traces)
@@ -1524,11 +1512,10 @@ def refuse_claim_labels(
 ) -> None:
     """Sentence-level comparison against claim labels a sentence has no label beside: exit 2.
 
-    All claim-level: no sentence would have a label, so every metric would be undefined. A
-    sentence labelled through its claims alone counted as unlabelled (n 2 of 3, TP 1 for 2).
-    ``remedy`` says what to do instead (the claim labels serve ``--level claim``). A claim
-    label naming no sentence is looked up in ``traces`` (without them it passed unchecked:
-    its sentence counted unlabelled, n 2 of 3, exit 0).
+    All claim-level: no sentence would have a label, so every metric would be undefined; a
+    sentence labelled through its claims alone would count as unlabelled. ``remedy`` says
+    what to do instead (the claim labels serve ``--level claim``). A claim label naming no
+    sentence is looked up in ``traces``.
     """
     claim_ids = label_column(labels, "claim_id")
     if claim_ids and all(c is not None for c in claim_ids):
@@ -1561,8 +1548,8 @@ def refuse_claim_labels(
                 field="claim_id",
             )
         if cid is not None and error and labelled.get(key) is False:
-            # read as the sentence's no-error label alone, its flagged error was a false
-            # alarm (FP 1, TN 1 for TP 1, TN 1, exit 0)
+            # read as the sentence's no-error label alone, its flagged error would be a false
+            # alarm
             raise InputError(
                 f"sentence {key[1]!r} is labelled no error but its claim {cid!r} an error, and "
                 "a sentence-level comparison reads the sentence's label alone (label the "

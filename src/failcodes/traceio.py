@@ -321,8 +321,8 @@ def two_texts(key: tuple[str, str, str], path: Path, line: int | None, first: st
     """The error of a system's sentence id of one question given two sentence texts.
 
     As ingest refuses it (:func:`failcodes.ingest.table._one_text`), for trace files it never
-    read: sentence '1' of question '41' in two sub-sets of the data, one system, was one
-    sentence, its claims pooled (n 2, FP 1, FN 1 for n 4, FP 1, FN 2, TN 1 by hand), exit 0.
+    read: sentence '1' of question '41' in two sub-sets of the data, one system, would be one
+    sentence, its claims pooled.
     ``key``: system, question, sentence; ``first``: where the other text is.
     """
     system, question, sentence = key
@@ -349,8 +349,7 @@ def split_sentence(
     """The error of a system's sentence whose claims two files give.
 
     sysB's file copied from sysA's, its system column still sysA, claim ids its own (or two
-    runs of sysA): each sentence pooled both files' claims into one sysA row (TP 1, FP 1 for
-    sysA TP 1, TN 1 and sysB FP 1, FN 1, exit 0).
+    runs of sysA): each sentence would pool both files' claims into one sysA row.
     """
     name = "--system with --map system=" if ingest else "ingest generic --system --map system="
     return InputError(
