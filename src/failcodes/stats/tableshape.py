@@ -31,60 +31,19 @@ from failcodes.stats.summaries import Summary, name_words
 #: Column names taken as the unit id (compared lower-case, punctuation as ``_``); any name
 #: ending in ``_id`` counts too.
 ID_NAMES = frozenset(
-    {
-        "unit",
-        "units",
-        "id",
-        "ids",
-        "item",
-        "items",
-        "instance",
-        "instances",
-        "subject",
-        "subjects",
-        "patient",
-        "patients",
-        "case",
-        "cases",
-        "participant",
-        "participants",
-        "sample",
-        "samples",
-        "record",
-        "records",
-        "row",
-        "rows",
-        "index",
-        "unit_no",
-        "unit_number",
-    }
+    """
+    unit units id ids item items instance instances subject subjects patient patients case cases
+    participant participants sample samples record records row rows index unit_no unit_number
+    """.split()  # noqa: SIM905
 )
 
 
 #: Column names taken as the rater of a long table (one row per unit and rater).
 RATER_NAMES = frozenset(
-    {
-        "rater",
-        "raters",
-        "coder",
-        "coders",
-        "annotator",
-        "annotators",
-        "judge",
-        "judges",
-        "reviewer",
-        "reviewers",
-        "observer",
-        "observers",
-        "user",
-        "rater_id",
-        "coder_id",
-        "annotator_id",
-        "judge_id",
-        "reviewer_id",
-        "observer_id",
-        "user_id",
-    }
+    """
+    rater raters coder coders annotator annotators judge judges reviewer reviewers observer
+    observers user rater_id coder_id annotator_id judge_id reviewer_id observer_id user_id
+    """.split()  # noqa: SIM905
 )
 
 
@@ -98,22 +57,10 @@ MODEL_NAMES = frozenset({"model", "models", "model_name", "model_id", "llm", "ll
 #: Words that, with a number, name one unit as a column (``claim_1``, ``Passage 2``, ``q3``),
 #: beside :data:`ID_NAMES`: a table whose every rater column is so named is one row per rater.
 UNIT_WORDS = frozenset(
-    {
-        "q",
-        "question",
-        "claim",
-        "statement",
-        "passage",
-        "sentence",
-        "document",
-        "doc",
-        "abstract",
-        "article",
-        "snippet",
-        "chunk",
-        "example",
-        "tweet",
-    }
+    """
+    q question claim statement passage sentence document doc abstract article snippet chunk
+    example tweet
+    """.split()  # noqa: SIM905
 )
 
 
@@ -210,56 +157,21 @@ def not_frequency_table(
 #: Words that name a column beside the ratings that is no rating: a rater's note, a
 #: confidence, a time (matched against the words of the column name, :func:`name_words`).
 NOT_RATING_WORDS = frozenset(
-    {
-        "note",
-        "notes",
-        "comment",
-        "comments",
-        "remark",
-        "remarks",
-        "rationale",
-        "reasoning",
-        "explanation",
-        "justification",
-        "memo",
-        "feedback",
-        "confidence",
-        "conf",
-        "certainty",
-        "sureness",
-        "time",
-        "timestamp",
-        "date",
-        "duration",
-        "seconds",
-        "minutes",
-    }
+    """
+    note notes comment comments remark remarks rationale reasoning explanation justification
+    memo feedback confidence conf certainty sureness time timestamp date duration seconds
+    minutes
+    """.split()  # noqa: SIM905
 )
 
 
 #: Words that name a column computed from the ratings: a row's total or count, an
 #: agreement flag (matched as :data:`NOT_RATING_WORDS` are).
 DERIVED_WORDS = frozenset(
-    {
-        "total",
-        "totals",
-        "sum",
-        "count",
-        "agree",
-        "agreement",
-        "match",
-        "matches",
-        "matched",
-        "concordance",
-        "concordant",
-        "disagree",
-        "disagreement",
-        "discordant",
-        "diff",
-        "difference",
-        "mean",
-        "average",
-    }
+    """
+    total totals sum count agree agreement match matches matched concordance concordant disagree
+    disagreement discordant diff difference mean average
+    """.split()  # noqa: SIM905
 )
 
 
