@@ -103,3 +103,36 @@ def test_a_categorical_dtype_gives_its_order_and_its_category_set() -> None:
     # unordered: still no order to weight by
     with pytest.raises(FailcodesError, match="need ordered categories"):
         fc.agreement_table(table, ["krippendorff"], level="ordinal")
+
+
+def test_cohen_under_asymmetric_weights_is_undefined_naming_both_readings() -> None:
+    """Before: custom agreement weights [[1, .9, 0], [.1, 1, .5], [0, .5, 1]] gave Cohen 0.400,
+    or 0.100 with the two rater columns swapped, unsaid. Six units, ratings (r1, r2): (1,1)
+    (2,3) (3,3) (1,2) (2,2) (3,1); each rater's margins are 1/3 each, so p_e = sum(w) / 9 =
+    5/9 either way. Cohen (1968) reads w[r1][r2]: p_o = (1 + .5 + 1 + .9 + 1 + 0) / 6 = 4.4/6,
+    kappa (4.4/6 - 5/9) / (4/9) = 0.400; swapped, w[r2][r1]: p_o = 3.6/6 -> 0.100. Fleiss and
+    the others pair raters without order, reading (w + w.T) / 2 (irrCAC publishes Conger
+    0.763 under an asymmetric matrix, tests/test_stats_estimators.py): they stay."""
+    frame = pd.DataFrame({"unit": range(6), "r1": [1, 2, 3, 1, 2, 3], "r2": [1, 3, 3, 2, 2, 1]})
+    weights = np.array([[1.0, 0.9, 0.0], [0.1, 1.0, 0.5], [0.0, 0.5, 1.0]])
+    got = {
+        r.statistic: r
+        for r in fc.agreement_table(
+            fc.ratings_from_frame(frame), ["cohen", "fleiss"], weights=weights
+        )
+    }
+    assert got["cohen"].value is None
+    assert got["cohen"].undefined_reason == (
+        "the custom weights are not symmetric (row 1, column 2: 0.9; row 2, column 1: 0.1): "
+        "Cohen's kappa would depend on which rater's codes are the rows (0.400 with the first "
+        "rater column's, 0.100 with the second's); give a symmetric matrix (the other "
+        "statistics read (w + w.T) / 2)"
+    )
+    # Fleiss (Gwet's weighted form) on the symmetric half (w + w.T)/2 = linear weights:
+    # p_a = (1 + .5 + 1 + .5 + 1 + 0) / 6 = 2/3; pi = 1/3 each, p_e = sum(w_sym) / 9 = 5/9
+    # -> (2/3 - 5/9) / (4/9) = 0.25
+    assert got["fleiss"].value == pytest.approx(0.25, abs=1e-12)
+    # the symmetric half-way matrix: Cohen by hand, the same 0.25
+    linear = (weights + weights.T) / 2
+    cohen = fc.agreement_table(fc.ratings_from_frame(frame), ["cohen"], weights=linear)[0]
+    assert cohen.value == pytest.approx(0.25, abs=1e-12)

@@ -574,6 +574,25 @@ def _two_raters(
     return prep.codes, both
 
 
+def _one_way_weights(w: FloatArray, prob: FloatArray, kappa: float) -> str:
+    """Why Cohen's kappa is undefined under custom weights that are not symmetric.
+
+    It reads ``w[first rater's code][second rater's code]``, and which rater is first is the
+    order of the rater columns (the other statistics pair raters without order: they read
+    ``(w + w.T) / 2``).
+    """
+    turned = prob.T
+    po, pe = float((turned * w).sum()), float(turned.sum(axis=1) @ w @ turned.sum(axis=0))
+    swapped = (po - pe) / (1.0 - pe)
+    i, j = np.argwhere(~np.isclose(w, w.T))[0]
+    return (
+        f"the custom weights are not symmetric (row {i + 1}, column {j + 1}: {w[i, j]:g}; row "
+        f"{j + 1}, column {i + 1}: {w[j, i]:g}): Cohen's kappa would depend on which rater's "
+        f"codes are the rows ({kappa:.3f} with the first rater column's, {swapped:.3f} with "
+        "the second's); give a symmetric matrix (the other statistics read (w + w.T) / 2)"
+    )
+
+
 def _cohen(prep: Prepared, w: FloatArray, level: Level, wname: str) -> PointEstimate:
     """Cohen's (weighted) kappa with the Fleiss-Cohen-Everitt (1969) standard error."""
     codes, both = _two_raters(prep, "Cohen's kappa")
@@ -620,6 +639,8 @@ def _cohen(prep: Prepared, w: FloatArray, level: Level, wname: str) -> PointEsti
             sizes=common,
         )
     kappa = (po - pe) / (1.0 - pe)
+    if not np.allclose(w, w.T):
+        return _undefined("cohen", level, wname, _one_way_weights(w, prob, kappa), sizes=common)
     w_row = w @ col  # w_i. = sum_j p_.j w_ij
     w_col = row @ w  # w_.j = sum_i p_i. w_ij
     term = (prob * (w - (w_row[:, None] + w_col[None, :]) * (1.0 - kappa)) ** 2).sum()

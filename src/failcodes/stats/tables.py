@@ -724,10 +724,9 @@ def _frame_arguments(
 def _dtype_categories(frame: pd.DataFrame, raters: Sequence[str]) -> tuple[list[str] | None, bool]:
     """The category set of rater columns of one categorical dtype, and whether it is unordered.
 
-    ``pd.CategoricalDtype(["low", "mid", "high"], ordered=True)`` declares the scale: its order
-    was ignored (``level="ordinal"`` refused, "give the category order (e.g. --categories
-    a,b,c)") and a category no rater used left out of q (AC1 0.529 for the declared 3
-    categories' 0.674). (None, False) unless every rater column has the same categories.
+    An ordered dtype is the rank order (else text labels have none); a declared category no
+    rater used counts in q (AC1, Brennan-Prediger). (None, False) unless every rater column
+    has the same categories.
     """
     dtypes = [d for d in (frame[c].dtype for c in raters) if isinstance(d, pd.CategoricalDtype)]
     if not dtypes or len(dtypes) < len(raters):
@@ -981,7 +980,7 @@ def _wide_checks(
     sets: str | None = None,
 ) -> tuple[str, str]:
     """A wide table's rows and cells checked, CLI and API alike: the first line's words."""
-    no_containers(frame, choice.raters, source, line_of)  # a notebook's list: numpy's error
+    no_containers(frame, choice.raters, source, line_of)  # before the checks comparing cells
     odd = refuse_rows_not_units(frame, choice.raters, choice.unit_column, source, line_of, given)
     if choice.unit_column is not None:  # a row without a unit id, a unit on two rows
         one_row_per_unit(frame, [*keep, choice.unit_column], source, line_of)

@@ -726,12 +726,11 @@ def _shown(value: Any) -> str:
 def no_containers(
     frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
 ) -> None:
-    """Refuse a cell holding a list, set or object where a rating goes.
+    """Refuse a cell holding a list, set or object where a rating goes (a notebook's frame).
 
-    A notebook's frame (the file readers refuse or join them first, :mod:`failcodes.ratingsio`):
-    ``failcodes.ratings_from_frame`` stopped on a list with numpy's "truth value of an array
-    is ambiguous" and read a tuple or a dict as the text of its repr, so ``('a', 'b')`` and
-    ``('b', 'a')`` were two categories (percent 0.667 for the sets' 1.000).
+    The file readers refuse or join them first (:mod:`failcodes.ratingsio`); unchecked, a list
+    stops in numpy and a tuple is the text of its repr (``('a', 'b')``, ``('b', 'a')``: two
+    categories).
     """
     for column in raters:
         for row, value in enumerate(frame[column].tolist()):
