@@ -73,8 +73,7 @@ class MajorityFit:
 #: a table of systems' outcomes (``compare FILE``) though they hold no consensus word. Not
 #: applied to a ratings table (``agree``): there a ``clinician`` or ``label`` column is a rater.
 #: With :data:`TRUTH_NAMES` (``y_true``, ``gt``, ``target``, ``true_label``): a ``y_true``
-#: column beside two systems was a third system, Cochran's Q and McNemar against the
-#: reference (exit 0, said only as "systems (3)"), where ``gold`` or ``label`` was refused.
+#: column beside two systems is the reference, not a third system.
 REFERENCE_NAMES = frozenset({"has_error", "label", "labels", "clinician"})
 
 
@@ -97,8 +96,8 @@ def rater_word(name: str) -> str | None:
 def name_words(name: str) -> list[str]:
     """The lower-cased words of a column name (``Gold Standard`` -> ``gold``, ``standard``).
 
-    camelCase splits into words too: ``MajorityVote`` was one word, a fourth rater (i35red).
-    Accents are folded (``référence`` -> ``reference``: it was the words r, f, rence).
+    camelCase splits into words too (``MajorityVote`` -> ``majority``, ``vote``); accents are
+    folded (``référence`` -> ``reference``).
     """
     folded = unicodedata.normalize("NFKD", name)
     name = "".join(c for c in folded if not unicodedata.combining(c))
@@ -142,7 +141,7 @@ def reference_reason(name: str) -> str | None:
 
 #: Whole column names (lower case, words ``_``-joined) of a data set's own label beside its
 #: raters, with no consensus word: a ``gt`` column (the ground truth three noisy raters were
-#: scored against) was a fourth rater, Fleiss 0.192 for the raters' own -0.035, exit 0 (t18red2).
+#: scored against) is no fourth rater.
 TRUTH_NAMES = frozenset({"gt", "label", "labels", "target", "y_true", "true_label"})
 
 
