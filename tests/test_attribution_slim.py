@@ -189,7 +189,7 @@ def test_attribute_in_one_claim_chunks_equals_one_chunk(workdir, capsys, monkeyp
     monkeypatch.setattr(command, "_ROWS_PER_CHUNK", 1)
     assert run_cli([*args, "-o", "many"], capsys)[0] == 0
     names = sorted(p.name for p in (workdir / "one").iterdir())
-    assert len(names) == 9
+    assert len(names) == 10  # 9 tables and notes.json (attribute's first lines)
     assert names == sorted(p.name for p in (workdir / "many").iterdir())
     for name in names:
         assert (workdir / "many" / name).read_bytes() == (workdir / "one" / name).read_bytes()
@@ -355,9 +355,20 @@ def test_attribute_reads_a_disagreements_file_once_and_falls_back_mid_file(workd
         argv = ["attribute", "--from", f"{name}.jsonl", *base, *runs, "-o", f"out-{name}"]
         assert run_cli(argv, capsys)[0] == 0
     names = sorted(p.name for p in (workdir / "out-fast").iterdir())
-    assert len(names) == 9
+    assert len(names) == 10  # 9 tables and notes.json (attribute's first lines)
     assert sorted(p.name for p in (workdir / "out-mixed").iterdir()) == names
     for name in names:
+        if name == "notes.json":  # the same but the file attributed (its --from)
+            fast_notes, mixed_notes = (
+                json.loads((workdir / f"out-{n}" / name).read_text(encoding="utf-8"))
+                for n in ("fast", "mixed")
+            )
+            assert (fast_notes.pop("source"), mixed_notes.pop("source")) == (
+                "../fast.jsonl",
+                "../mixed.jsonl",
+            )
+            assert fast_notes == mixed_notes
+            continue
         assert (workdir / "out-mixed" / name).read_bytes() == (
             workdir / "out-fast" / name
         ).read_bytes(), name

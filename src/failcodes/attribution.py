@@ -982,6 +982,22 @@ class RankGaps:
         )
 
 
+class AttributeNotes(FrozenModel):
+    """What ``attribute`` said first of its tables, written beside them (``notes.json``).
+
+    The report reads it back: its rank-gap line was counted again from the whole
+    disagreements file (each claim's ranks) where ``attribute`` had counted it in its own pass.
+    ``source`` is the file attributed, relative to the output folder; ``top_k`` the cut.
+    """
+
+    source: str = Field(description="The --from file, relative to the output folder.")
+    top_k: int | None = Field(description="The --top-k of the passages attributed.")
+    strategy: Strategy
+    rank_gaps: str | None = Field(description=":class:`RankGaps`' line (None: no gap).")
+    gold_mix: list[str] = Field(description=":class:`GoldFlags`' lines (auto only).")
+    mixed_evidence: list[str] = Field(description="Systems read closed-book and retrieved.")
+
+
 class ReviewedAttribution(FrozenModel):
     """One attributed item with the judge's stage and, if its passages were reviewed, a human's."""
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from failcodes.annotations import includes_heuristic
 from failcodes.attribution import (
     ATTRIBUTION_COLUMNS,
+    AttributeNotes,
     CodeIndex,
     GoldFlags,
     RankGaps,
@@ -177,6 +178,7 @@ class AttributeRequest(Request):
             # leaves nothing, not even the folder
             with AtomicBatch() as batch:
                 count, tables = self._write(batch, source, r_codes, v_codes, codebook, gold, gaps)
+                self._write_notes(batch, source, gold, gaps)
             self._remove_leftovers(tables)
         except OSError as exc:
             raise output_error(exc, self.output) from None
@@ -207,6 +209,25 @@ class AttributeRequest(Request):
             note(HEURISTIC_NOTE)
         first = [*gold.lines(), *([skipped] if skipped else [])]  # said by `failcodes run`
         return AttributeResult(count, tables, self.output, heuristic, coded_by, mixed, first)
+
+    def _write_notes(self, batch: Any, source: Any, gold: GoldFlags, gaps: RankGaps) -> None:
+        """Stage ``notes.json``: the first lines said, which the report reads back.
+
+        The report counted the rank gaps again from the whole disagreements file (each claim's
+        ranks; 2.1M passage rows at 10x) where this pass had counted them.
+        """
+        import os
+
+        notes = AttributeNotes(
+            source=os.path.relpath(self.source.resolve(), self.output.resolve()),
+            top_k=self.top_k,
+            strategy=self.strategy,
+            rank_gaps=gaps.line(),
+            gold_mix=gold.lines(),
+            mixed_evidence=source.mixed_notes(),
+        )
+        path = self.output / layout.ATTRIBUTION_NOTES
+        batch.stage(path).write_text(notes.model_dump_json(indent=2) + "\n", encoding="utf-8")
 
     def _remove_leftovers(self, tables: Mapping[str, object]) -> None:
         """Remove the tables of an earlier run into ``output`` that this run did not write.

@@ -72,6 +72,7 @@ from failcodes.reviewplan import (
 from failcodes.spelling import unseen_note
 from failcodes.study.layout import (
     ATTRIBUTION_ITEMS,
+    ATTRIBUTION_NOTES,
     JUDGE_KINDS,
     StudyLayout,
     judge_kind,
@@ -977,12 +978,18 @@ def _rank_gaps(layout: StudyLayout, name: str) -> str | None:
     the report did not: Table 8 and Figure 1 read the top-k passages of each claim as k,
     where a claim ranked 1, 3, 5 had one passage judged under ``top_k = 2``. None outside a
     study, without a ``top_k`` or a disagreements file.
+
+    The line is ``attribute``'s own, read from its ``notes.json``
+    (:class:`~failcodes.attribution.AttributeNotes`) when that attributed this data set's
+    disagreements under the study's ``top_k``; an attribution without one (an earlier
+    failcodes'), or of another file or ``top_k``, is counted again from the disagreements.
     """
-    from failcodes.attribution import RankGaps
+    from failcodes.attribution import AttributeNotes, RankGaps
     from failcodes.disagreementio import iter_claim_ranks
+    from failcodes.tableio import read_model_if_exists
 
     path = layout.disagreements(name)
-    if not layout.study_file.is_file() or not path.is_file():
+    if not layout.study_file.is_file():
         return None
     from failcodes.study.config import load_study
 
@@ -990,10 +997,19 @@ def _rank_gaps(layout: StudyLayout, name: str) -> str | None:
         top_k = load_study(layout.root).judge.top_k
     except FailcodesError:  # said where the study file is read
         return None
+    if top_k is None:
+        return None
+    folder = layout.attribution(name)
+    what = "not attribute's notes (failcodes attribute writes it; attribute again)"
+    notes = read_model_if_exists(folder / ATTRIBUTION_NOTES, AttributeNotes, what=what)
+    same = notes is not None and (folder / notes.source).resolve() == path.resolve()
+    if notes is not None and same and notes.top_k == top_k:  # attribute's own count
+        return notes.rank_gaps
+    if not path.is_file():
+        return None
     gaps = RankGaps(top_k)
-    if top_k is not None:
-        for claim, ranks in iter_claim_ranks(path):
-            gaps.add_ranks(claim, ranks)
+    for claim, ranks in iter_claim_ranks(path):
+        gaps.add_ranks(claim, ranks)
     return gaps.line()
 
 

@@ -28,6 +28,9 @@ PER_PASSAGE = "per_passage.csv"
 PER_TRACE = "per_trace.csv"
 ATTRIBUTION_TABLE = "attribution.csv"
 ATTRIBUTION_ITEMS = "attribution.jsonl"
+#: What ``attribute`` said first (:class:`~failcodes.attribution.AttributeNotes`): the report
+#: reads it back, not the disagreements.
+ATTRIBUTION_NOTES = "notes.json"
 
 #: Inside a re-code run (``judge/<dataset>/<kind>.v<NNNN>/``): one line per unit brought onto
 #: that version (re-coded or migrated); written last, so its presence marks the run complete.

@@ -1,0 +1,157 @@
+"""Session 28 (t28rep): the report reads what ``attribute`` computed (issue 30)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import run_cli
+
+
+def _ranked_traces(folder: Path) -> Path:
+    """Claim c1's passages ranked 1, 3, 5 (a reranker's kept ones); c2's ranked 1, 2."""
+
+    def passage(rank: int, text: str) -> dict[str, object]:
+        return {"rank": rank, "text": text, "passage_id": f"p{rank}"}
+
+    ids = {"system": "A", "retriever": "bm25"}
+    rows = [
+        {
+            **ids,
+            **{"question_id": "q1", "sentence_id": "s1", "claim_id": "c1"},
+            "claim": "Metformin lowers HbA1c.",
+            "verdict": "refuted",
+            "passages": [
+                passage(1, "Metformin lowers HbA1c in adults."),
+                passage(3, "Insulin is a hormone."),
+                passage(5, "Aspirin thins blood."),
+            ],
+        },
+        {
+            **ids,
+            **{"question_id": "q2", "sentence_id": "s2", "claim_id": "c2"},
+            "claim": "Statins lower LDL.",
+            "verdict": "supported",
+            "passages": [passage(1, "Statins lower LDL cholesterol."), passage(2, "LDL is fat.")],
+        },
+    ]
+    path = folder / "rk.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+#: RankGaps' line under top_k 2 (tests/test_s27_t27left.py's GAPS_K2): c1 keeps 1 passage
+#: (rank 1) of its 3 where 2 were asked (ranks 3 and 5 are past 2); c2 keeps both of its 2.
+GAPS_K2 = (
+    "--top-k 2: 1 claim(s) hold fewer than 2 passages ranked 2 or better though they hold "
+    "more (first: system 'A', claim 'c1': 1 of its 3): a rank is the retriever's, so ranks "
+    "that skip (a reranker's or a filter's kept passages) leave fewer than 2 in the top 2; "
+    "number the ranks 1, 2, 3... to take each claim's first 2 passages"
+)
+
+
+def _ranked_study(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A study of _ranked_traces under [judge] top_k = 2, run to its report.
+
+    Disagreements by hand: c1 refuted under a no-error label (FP), c2 supported under an
+    error label (FN).
+    """
+    root = tmp_path / "st"
+    code, _, err = run_cli(["init", str(root)], capsys)
+    assert code == 0, err
+    study = root / "failcodes.toml"
+    [codebook] = re.findall(r"^codebook = .*$", study.read_text(encoding="utf-8"), flags=re.M)
+    _ranked_traces(root)
+    (root / "l.jsonl").write_text(
+        '{"question_id": "q1", "sentence_id": "s1", "has_error": false}\n'
+        '{"question_id": "q2", "sentence_id": "s2", "has_error": true}\n'
+    )
+    study.write_text(
+        f'name = "rk"\n{codebook}\n\n[[datasets]]\nname = "rk"\n\n'
+        '[[datasets.ingest]]\nadapter = "generic"\npaths = ["rk.jsonl"]\n\n'
+        '[[datasets.ingest]]\nadapter = "generic-labels"\npaths = ["l.jsonl"]\n\n'
+        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "retrieved"\n\n'
+        '[metrics]\nmappings = ["refuted"]\nbootstrap = 0\n\n'
+        '[disagreements]\nmapping = "refuted"\n\n'
+        '[judge]\njudge = "offline"\nkinds = ["retrieval"]\ntop_k = 2\n\n'
+        "[review]\nlabelstudio = false\n",
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(["run", str(root)], capsys)
+    assert code == 0, err
+    return root
+
+
+def _report_page(root: Path, capsys: pytest.CaptureFixture[str], out: str) -> str:
+    code, _, err = run_cli(["report", str(root), "-o", str(root / out)], capsys)
+    assert code == 0, err
+    return html.unescape((root / out / "index.html").read_text(encoding="utf-8"))
+
+
+def _rank_lines(page: str) -> list[str]:
+    """The report's rank-gap lines ('Assumed: --top-k ...'), as shown."""
+    return re.findall(r"Assumed: --top-k [^<]*", page)
+
+
+def test_attribute_writes_its_first_lines_and_the_report_reads_them_not_the_ranks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report counted the rank gaps again from the whole disagreements file.
+
+    ``attribute`` had counted them (RankGaps) in its own pass; at 10x the report's count
+    re-read 2.1M passage rows. attribute now writes notes.json (AttributeNotes) and the
+    report reads its line: the same line (GAPS_K2, by hand) with the disagreements' ranks
+    never read (iter_claim_ranks made to fail), and with the disagreements file gone.
+    """
+    import failcodes.disagreementio as dio
+
+    root = _ranked_study(tmp_path, capsys)
+    before = _report_page(root, capsys, "report")
+    assert _rank_lines(before) == [f"Assumed: {GAPS_K2}"]
+    notes = json.loads((root / "attribution" / "rk" / "notes.json").read_text(encoding="utf-8"))
+    # attribute ran with the study's top_k on disagreements/rk.jsonl (two folders up)
+    assert notes == {
+        "source": "../../disagreements/rk.jsonl",
+        "top_k": 2,
+        "strategy": "auto",
+        "rank_gaps": GAPS_K2,
+        "gold_mix": [],
+        "mixed_evidence": [],
+    }
+
+    def no_ranks(path: object) -> None:
+        raise AssertionError(f"the report read the ranks of {path}")
+
+    monkeypatch.setattr(dio, "iter_claim_ranks", no_ranks)
+    assert _rank_lines(_report_page(root, capsys, "again")) == [f"Assumed: {GAPS_K2}"]
+
+
+def test_an_attribution_without_notes_or_of_another_top_k_is_counted_as_before(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An earlier failcodes' attribution (no notes.json) gives the line counted from the ranks.
+
+    So does a notes.json of another top_k or another file (attribute run by hand), its line
+    made up here: the study's top_k 2 over disagreements/rk.jsonl is counted again, GAPS_K2.
+    A notes.json that is not attribute's is one line naming the file and field, exit 2 (an
+    input error), no report written.
+    """
+    root = _ranked_study(tmp_path, capsys)
+    notes_path = root / "attribution" / "rk" / "notes.json"
+    notes = json.loads(notes_path.read_text(encoding="utf-8"))
+    notes_path.write_text(json.dumps({**notes, "top_k": 3, "rank_gaps": "made up"}))
+    assert _rank_lines(_report_page(root, capsys, "other_k")) == [f"Assumed: {GAPS_K2}"]
+    notes_path.write_text(json.dumps({**notes, "source": "x.jsonl", "rank_gaps": "made up"}))
+    assert _rank_lines(_report_page(root, capsys, "other_file")) == [f"Assumed: {GAPS_K2}"]
+    notes_path.unlink()
+    assert _rank_lines(_report_page(root, capsys, "none")) == [f"Assumed: {GAPS_K2}"]
+    notes_path.write_text(json.dumps({**notes, "top_k": "two"}))
+    code, _, err = run_cli(["report", str(root), "-o", str(root / "bad")], capsys)
+    [line] = err.strip().splitlines()
+    assert code == 2, line
+    assert "notes.json" in line and "not attribute's notes" in line and "top_k" in line
+    assert not (root / "bad").exists()
