@@ -57,9 +57,73 @@ REFERENCE_WORDS = frozenset(
 )
 
 
+def _words(name: str) -> set[str]:
+    """The words of a column's name, lower case (``gptCorrect``: gpt, correct)."""
+    return {w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+", name)}
+
+
 def names_correctness(name: str) -> bool:
     """Whether a word of ``name`` says its 1 marks a right answer (and none an error)."""
-    words = {w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+", name)}
+    words = _words(name)
     return (
         bool(words & CORRECT_WORDS) and not words & REFERENCE_WORDS and not ERROR_FLAG.search(name)
     )
+
+
+#: Words of a column's name that name a pipeline's verdict (not the answer, whose
+#: correctness is the label: ``answer_correct``, ``model_correct`` are left alone).
+VERDICT_WORDS = frozenset(
+    {
+        "verdict",
+        "verdicts",
+        "prediction",
+        "predictions",
+        "pred",
+        "preds",
+        "predicted",
+        "verifier",
+        "verification",
+        "checker",
+        "classifier",
+        "detector",
+        "nli",
+    }
+)
+
+#: Words that judge a verdict: right or wrong, or a person agreeing with it.
+JUDGING_WORDS = frozenset(
+    {
+        "correct",
+        "correctness",
+        "incorrect",
+        "right",
+        "wrong",
+        "accurate",
+        "accuracy",
+        "acc",
+        "agree",
+        "agrees",
+        "agreed",
+        "agreement",
+        "disagree",
+        "disagrees",
+        "disagreement",
+        "ok",
+        "valid",
+        "invalid",
+        "error",
+        "mistake",
+    }
+)
+
+
+def judges_a_verdict(name: str) -> bool:
+    """Whether ``name`` says its values judge the pipeline's verdict (``verdict_correct``).
+
+    Such a column says whether the verifier was right, not whether the sentence holds an
+    error: a right ``refuted`` is an error, a right ``supported`` none. Read as the
+    sentence's truth (``verdict_correct = no -> error``), a verifier right on every claim
+    scored FP 3, TN 1 for TP 3, TN 1, exit 0.
+    """
+    words = _words(name)
+    return bool(words & VERDICT_WORDS) and bool(words & JUDGING_WORDS)

@@ -17,7 +17,8 @@ from enum import StrEnum
 from failcodes.codesets import splits
 from failcodes.errors import ConfigError, InputError
 from failcodes.numbertext import reads_as_float, whole_number_text
-from failcodes.verdicts import MISSING_MARKS
+from failcodes.polarity import judges_a_verdict
+from failcodes.verdicts import DEFAULT_ALIASES, MISSING_MARKS, Verdict
 
 
 class Outcome(StrEnum):
@@ -331,6 +332,31 @@ def _truth(key: str) -> bool | None:
     return _TRUTH.get(key)
 
 
+#: Words that name a verdict (not a truth value): a column of them is a gold verdict.
+_VERDICT_KEYS = frozenset(
+    k for k in (*DEFAULT_ALIASES, *(v.value for v in Verdict)) if k not in _TRUTH
+)
+
+
+def _refuse_verdict_judgement(text: str, column: str, outcomes: dict[str, Outcome]) -> None:
+    """Refuse a rule on a column judging the pipeline's verdict (``verdict_correct = no``).
+
+    Its values say whether the verifier was right, not whether the sentence holds an error
+    (:func:`~failcodes.polarity.judges_a_verdict`): three right ``refuted`` verdicts and a
+    right ``supported`` scored FP 3, TN 1 for TP 3, TN 1, exit 0. A rule naming verdict words
+    (``correct_verdict = REFUTED -> error``) reads a gold verdict and is left alone.
+    """
+    if not judges_a_verdict(column) or any(k in _VERDICT_KEYS for k in outcomes):
+        return
+    raise ConfigError(
+        f"--label-rule {text!r}: column {column!r} is named as a judgement of the pipeline's "
+        "verdict (right or wrong), not of the sentence: a label is the clinicians' truth "
+        "(has_error), and a right verdict is an error where it flagged one (a right "
+        "'refuted'), a wrong one where it flagged none; give a column of that truth, e.g. "
+        "error = (the verdict flagged an error) == (the verdict was right)"
+    )
+
+
 def parse_label_rule(text: str) -> LabelRule:
     """Parse a ``--label-rule`` string; a :class:`ConfigError` (one line) if it is malformed."""
     clauses = _clauses(text)
@@ -377,6 +403,7 @@ def parse_label_rule(text: str) -> LabelRule:
             outcomes[key] = outcome
     if column is None:
         raise ConfigError(f"--label-rule {text!r}: no clause names a column; {_SYNTAX}")
+    _refuse_verdict_judgement(text, column, outcomes)
     kinds = set(outcomes.values())
     implied = otherwise is None and len(clauses) == 1 and kinds <= set(_OPPOSITE)
     if implied:

@@ -137,6 +137,7 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
     result = IngestResult(labels=labels)
     seen: dict[str, Path] = {}
     n_spans = 0
+    grazed: list[tuple[Sentence, str]] = []  # (sentence, the part a span's edge covered)
     for path in paths:
         for i, task in enumerate(_load(path)):
             where = f"[{i}]"
@@ -194,16 +195,50 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
             spans = _spans(items, response, path, cw)
             n_spans += len(spans)
             annotator = _annotator(completion)
-            labels.extend(_label(s, spans, annotator) for s in sentences)
+            labels.extend(_label(s, spans, annotator, response, grazed) for s in sentences)
     result.notes.append(
         f"{len(result.sentences):,} sentences, {n_spans} error span(s), "
         f"{sum(lb.has_error for lb in result.labels)} sentence(s) with an error"
     )
+    if grazed:
+        sentence, part = grazed[0]
+        result.notes.append(
+            f"{len(grazed):,} sentence(s) an error span touched with its edge alone, no letter "
+            f"or digit of theirs (first: {sentence.sentence_id}, {part!r} of "
+            f"{sentence.text[:60]!r}): not labelled an error by that span (a selection begun "
+            "at the sentence before's full stop)"
+        )
     return result
 
 
-def _label(sentence: Sentence, spans: Sequence[_Span], annotator: str | None) -> Label:
-    hits = [sp for sp in spans if sentence.start < sp.end and sp.start < sentence.end]
+def _grazes(sentence: Sentence, span: _Span, response: str) -> str | None:
+    """The part of ``sentence`` a span's edge covers when it holds no letter or digit.
+
+    A clinician's selection begun at the sentence before's full stop (``'. Aspirin cures
+    cancer.'``) labelled that sentence an error too, with the span's severity and rationale:
+    2 error sentences for 1, exit 0. A span covering a whole sentence of no letter is read.
+    """
+    part = response[max(sentence.start, span.start) : min(sentence.end, span.end)]
+    if part == sentence.text or any(ch.isalnum() for ch in part):
+        return None
+    return part
+
+
+def _label(
+    sentence: Sentence,
+    spans: Sequence[_Span],
+    annotator: str | None,
+    response: str,
+    grazed: list[tuple[Sentence, str]],
+) -> Label:
+    touched = [sp for sp in spans if sentence.start < sp.end and sp.start < sentence.end]
+    hits = []
+    for sp in touched:
+        part = _grazes(sentence, sp, response)
+        if part is None:
+            hits.append(sp)
+        else:
+            grazed.append((sentence, part))
     severity = max((sp.severity for sp in hits), key=SEVERITY_ORDER.index) if hits else None
     rationale = "\n\n".join(sp.rationale for sp in hits if sp.rationale) or None
     return Label(

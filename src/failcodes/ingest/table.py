@@ -34,7 +34,7 @@ from failcodes.ingest.repeats import KeyHashes, KeyValues
 from failcodes.jsonio import byte_blocks, jsonl_lines, jsonl_object
 from failcodes.labelcols import TOTAL_ID_FIELDS, total_id_problem
 from failcodes.labels import Label
-from failcodes.polarity import ERROR_FLAG, says_correct
+from failcodes.polarity import ERROR_FLAG, judges_a_verdict, says_correct
 from failcodes.sheetio import ShownNumber
 from failcodes.spelling import name_key, spelling_key
 from failcodes.tracelines import TraceLine, Voucher
@@ -347,13 +347,13 @@ def _passages(
         if isinstance(cell, str):
             cell = _listed_texts(cell, pc.column, path, line)
         if isinstance(cell, str):
-            items = [cell] if cell.strip() else []
+            items = [cell] if cell.strip() and not passage_mark(cell) else []
             ids = [f"{claim_id}:{pc.column}"]
             rank += 1
             ranks = [rank]
         elif isinstance(cell, list) and all(isinstance(x, str | None) for x in cell):
             # a missing item (a Parquet list's null) is no passage, as a blank one is not
-            items = [x for x in cell if x is not None and x.strip()]
+            items = [x for x in cell if x is not None and x.strip() and not passage_mark(x)]
             ids = [f"{claim_id}:{pc.column}:{i}" for i in range(1, len(items) + 1)]
             ranks = list(range(rank + 1, rank + len(items) + 1))
             rank += len(items)
@@ -374,6 +374,35 @@ def _passages(
                 passage["source"] = pc.source
             out.append(passage)
     return out
+
+
+def _count_marks(tally: _Tally, row: _Row, spec: TableSpec) -> None:
+    """Count the row's passage cells holding a missing mark (:func:`passage_mark`), once a row.
+
+    ``--verdict-column`` makes one row a trace per system: the row's cells count once.
+    """
+    if tally.first_marked is not None and tally.last_marked == (row.path, row.line):
+        return
+    n = sum(
+        isinstance(cell := row.raw.get(pc.column), str) and passage_mark(cell)
+        for pc in spec.passage_columns
+    )
+    if n:
+        tally.marked += n
+        tally.first_marked = tally.first_marked or (row.path, row.line)
+        tally.last_marked = (row.path, row.line)
+
+
+def passage_mark(text: str) -> bool:
+    """Whether a passage column's text is a missing mark, no passage as a blank cell is not.
+
+    R's ``NA``, Excel's ``#N/A``, pandas' ``nan`` (``astype(str)``), a program's ``None``
+    or a spreadsheet's ``-`` where the retriever found nothing were each one passage of that
+    text: a closed claim read as retrieved, Table 8 counting ``N/A`` as a coded passage (3
+    units, all irrelevant, where there were none) and attribution saying "none of the 1
+    retrieved passages is high quality" for "no passage retrieved", exit 0.
+    """
+    return text.strip().lower() in NO_VERDICT_MARKS
 
 
 def _list_literal(cell: str) -> list[Any] | None:
@@ -900,6 +929,8 @@ class TableStream:
                 word = None if said is None else alias_word(_verdict_cell(row.raw, self.spec), said)
                 if word:
                     tally.truths.setdefault(row.path, Counter())[word] += 1
+                if self.spec.passage_columns:
+                    _count_marks(tally, row, self.spec)
                 yield row.trace
         except InputError:
             self._confirm(checks)  # a repeated key before the bad row is the first error
@@ -1158,6 +1189,13 @@ class TableStream:
                 f"--option unmapped=drop left out {len(left_out):,} column(s) no field or "
                 f"option reads: {shown}"
             )
+        if tally.first_marked is not None:
+            marked_path, marked_line = tally.first_marked
+            self.notes.append(
+                f"{tally.marked:,} passage cell(s) holding a missing mark (NA, N/A, #N/A, nan, "
+                f"null, None or -; first at {marked_path}:{marked_line}) read as no passage, as "
+                "a blank cell is: the retriever found nothing there"
+            )
         for path, truths in tally.truths.items():  # a detector's "true: hallucinated"
             # read as supported, unsaid; named by its file: three inputs' notes read alike
             if +truths:
@@ -1221,6 +1259,16 @@ def refuse_correct_as_error(renames: Mapping[str, str], path: Path) -> None:
     every wrong one not (TP 0, FP 2, FN 2, TN 0 for TP 2, TN 2), exit 0.
     """
     for column, target in renames.items():
+        if target == "has_error" and judges_a_verdict(column):  # the rule below, not its way
+            raise InputError(
+                f"--map {column}={target}: the column's name says it judges the pipeline's "
+                "verdict (right or wrong), not the sentence: has_error is the clinicians' "
+                "truth, an error where a right verdict flagged one or a wrong one flagged "
+                "none; give a column of that truth",
+                path=path,
+                line=1,
+                field=column,
+            )
         if target == "has_error" and says_correct(column):
             raise InputError(
                 f"--map {column}={target}: the column's name says true means correct (no "
@@ -1399,6 +1447,10 @@ class _Tally:
     claimless: int = 0
     #: with ``--option ids=line``: the file and line of the row read last
     last_line: tuple[Path, int] | None = None
+    #: passage cells holding a missing mark, read as no passage, and the first one's line
+    marked: int = 0
+    first_marked: tuple[Path, int] | None = None
+    last_marked: tuple[Path, int] | None = None
     #: sentence ids the tool made (no column gives one), by the hash of (system, question,
     #: sentence text) of a claim row: the id and its line (:func:`_one_sentence_one_id`)
     made_ids: dict[int, tuple[str, int]] = field(default_factory=dict)
