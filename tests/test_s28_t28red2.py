@@ -136,3 +136,38 @@ def test_cohen_under_asymmetric_weights_is_undefined_naming_both_readings() -> N
     linear = (weights + weights.T) / 2
     cohen = fc.agreement_table(fc.ratings_from_frame(frame), ["cohen"], weights=linear)[0]
     assert cohen.value == pytest.approx(0.25, abs=1e-12)
+
+
+def test_agreement_arguments_from_python_are_checked_as_agree_checks_them() -> None:
+    """Before: ratings_from_frame(raters=["r1", "r1"]) compared a rater with themself (percent
+    1.0, Cohen 1.0), and categories=["a", "b", "a"] counted 'a' twice in q (Brennan-Prediger
+    0.250, AC1 0.385), both refused by `agree` ("--raters names 'r1' twice"); clusters with a
+    missing id was a TypeError (None) or a cluster of its own (NaN: 3 units of 5 rows, unsaid),
+    seed="1" and seed=1.5 TypeErrors, n_bootstrap past agree's bound of 1,000,000 a MemoryError
+    (10**9: 29.8 GiB) or a long wait."""
+    frame = pd.DataFrame({"unit": ["u1", "u2"], "r1": ["a", "b"], "r2": ["a", "a"]})
+    with pytest.raises(FailcodesError, match=r"^raters: names 'r1' twice$"):
+        fc.ratings_from_frame(frame, raters=["r1", "r1"])
+    with pytest.raises(FailcodesError, match=r"^categories: names 'a' twice$"):
+        fc.ratings_from_frame(frame, categories=["a", "b", "a"])
+    # the category set given once: q = 2, p_a = 1/2 (u1 agrees, u2 not);
+    # Brennan & Prediger (1981): (1/2 - 1/2) / (1 - 1/2) = 0; Gwet (2008) AC1: pi = (3/4, 1/4),
+    # p_e = 2 * 3/4 * 1/4 / (2 - 1) = 3/8 -> (1/2 - 3/8) / (5/8) = 0.2
+    table = fc.ratings_from_frame(frame, categories=["a", "b"])
+    got = _values(fc.agreement_table(table, ["brennan_prediger", "gwet_ac1"]))
+    assert got == pytest.approx({"brennan_prediger": 0.0, "gwet_ac1": 0.2}, abs=1e-12)
+    five = fc.ratings_from_frame(
+        pd.DataFrame({"unit": range(5), "r1": [1, 2, 3, 1, 2], "r2": [1, 2, 2, 1, 3]})
+    )
+    for clusters in (["a", "a", None, "b", "b"], [1, 1, np.nan, 2, 2]):
+        with pytest.raises(FailcodesError, match=r"^clusters: row 2 has no cluster id"):
+            fc.agreement_table(five, ["percent"], clusters=clusters, n_bootstrap=20)
+    with pytest.raises(FailcodesError, match=r"^seed: expected a whole number"):
+        fc.agreement_table(five, ["cohen"], n_bootstrap=20, seed="1")  # type: ignore[arg-type]
+    with pytest.raises(FailcodesError, match=r"^seed: expected a whole number"):
+        fc.agreement_table(five, ["cohen"], n_bootstrap=20, seed=1.5)  # type: ignore[arg-type]
+    with pytest.raises(FailcodesError, match=r"^n_bootstrap: at most 1,000,000 resamples"):
+        fc.agreement_table(five, ["percent"], n_bootstrap=1_000_001)
+    # clusters of 5 rows in 3 units: percent by hand over rows, 3 of 5 agree = 0.6
+    pooled = fc.agreement_table(five, ["percent"], clusters=["a", "a", "b", "c", "c"])[0]
+    assert (pooled.value, pooled.n_units, pooled.n_rows) == (pytest.approx(0.6), 3, 5)

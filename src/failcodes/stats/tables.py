@@ -28,7 +28,7 @@ from failcodes.numbertext import whole_number_text
 from failcodes.spelling import spelling_key
 from failcodes.stats.agreement import AgreementResult, Weights, agreements
 from failcodes.stats.bootstrap import FloatArray
-from failcodes.stats.names import LEVELS, STATISTICS, WEIGHTS
+from failcodes.stats.names import LEVELS, MAX_RESAMPLES, STATISTICS, WEIGHTS
 from failcodes.stats.summaries import (
     MIN_SHARE,
     Summary,
@@ -679,7 +679,11 @@ def _names(value: object, name: str) -> list[str] | None:
             f"{name}: expected a list of names, not {type(value).__name__} {value!r}"
             + (f" (give [{value!r}])" if isinstance(value, str) else "")
         )
-    return [str(v) for v in value]
+    names = [str(v) for v in value]
+    twice = next((v for i, v in enumerate(names) if v in names[:i]), None)
+    if twice is not None:  # raters: a rater compared with themself; categories: q one too many
+        raise ConfigError(f"{name}: names {twice!r} twice")
+    return names
 
 
 def _frame_arguments(
@@ -1395,7 +1399,14 @@ def undefined_single_rated(
 
 
 def _asked(
-    table: object, statistics: object, level: str, weights: object, n_bootstrap: object
+    table: object,
+    statistics: object,
+    level: str,
+    weights: object,
+    n_bootstrap: object,
+    seed: object = None,
+    confidence: object = 0.95,
+    clusters: object = None,
 ) -> list[str]:
     """``agreement_table``'s arguments checked as the CLI's choices are: one line, its name.
 
@@ -1416,6 +1427,22 @@ def _asked(
         raise ConfigError(f"weights: {weights!r} is not one of {', '.join(WEIGHTS)}")
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int | np.integer):
         raise ConfigError(f"n_bootstrap: expected a whole number >= 0, not {n_bootstrap!r}")
+    if n_bootstrap > MAX_RESAMPLES:  # agree's bound: numpy's MemoryError, or days
+        raise ConfigError(f"n_bootstrap: at most {MAX_RESAMPLES:,} resamples, not {n_bootstrap:,}")
+    if not (seed is None or isinstance(seed, np.random.Generator)) and (
+        isinstance(seed, bool) or not isinstance(seed, int | np.integer)
+    ):
+        raise ConfigError(f"seed: expected a whole number >= 0 or None, not {seed!r}")
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float | np.number):
+        raise ConfigError(f"confidence: expected a number in (0, 1), e.g. 0.95, not {confidence!r}")
+    if clusters is not None:
+        if isinstance(clusters, str) or not isinstance(
+            clusters, Sequence | np.ndarray | pd.Series | pd.Index
+        ):
+            raise ConfigError(f"clusters: expected one id per row (a list), not {clusters!r}")
+        blank = next((i for i, c in enumerate(clusters) if c is None or pd.isna(c)), None)
+        if blank is not None:  # a missing id was a cluster of its own (NaN) or a TypeError
+            raise ConfigError(f"clusters: row {blank} has no cluster id (give every row one)")
     if not isinstance(statistics, Iterable):
         raise ConfigError(f"statistics: expected a list of names, not {statistics!r}")
     return [str(s) for s in statistics]
@@ -1446,7 +1473,7 @@ def agreement_table(
     (``categories``), it keeps its documented quadratic default.
     ``clusters``: one id per row (rows of a unit share it).
     """
-    statistics = _asked(table, statistics, level, weights, n_bootstrap)
+    statistics = _asked(table, statistics, level, weights, n_bootstrap, seed, confidence, clusters)
     weighted = weights is not None and not (isinstance(weights, str) and weights == "none")
     if not table.ordered and (level != "nominal" or weighted):
         raise StatisticsError(
