@@ -69,6 +69,20 @@ class ReviewResult(StrictModel):
     )
 
 
+def _id(value: Any) -> int | None:
+    """A Label Studio id (user, task, annotation): an int, or its digits as a string.
+
+    A converted or hand-edited export writes ids as strings ("3"): they were read as no id,
+    each annotation a coder of its own ('the annotator is not in the export'), one person's
+    two reviews of a unit two reviewers, and ``--user 3=NAME`` refused as naming no id.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value)
+    return None
+
+
 def _coder(completed_by: Any, users: Mapping[int, str]) -> str | None:
     """Email or username of the annotator (exports hold an id or a user object); None if none."""
     if isinstance(completed_by, dict):
@@ -76,8 +90,11 @@ def _coder(completed_by: Any, users: Mapping[int, str]) -> str | None:
             if completed_by.get(key):
                 return str(completed_by[key])
         completed_by = completed_by.get("id")
-    if isinstance(completed_by, int) and not isinstance(completed_by, bool):
-        return users.get(completed_by, f"label-studio-user-{completed_by}")
+    uid = _id(completed_by)
+    if uid is not None:
+        return users.get(uid, f"label-studio-user-{uid}")
+    if isinstance(completed_by, str) and completed_by.strip():  # a name or email as the coder
+        return completed_by.strip()
     return None
 
 
@@ -88,8 +105,8 @@ def annotator_ids(task: Any) -> set[int]:
         by = raw.get("completed_by") if isinstance(raw, dict) else None
         if isinstance(by, dict) and not (by.get("email") or by.get("username")):
             by = by.get("id")
-        if isinstance(by, int) and not isinstance(by, bool):
-            held.add(by)
+        if (uid := _id(by)) is not None:
+            held.add(uid)
     return held
 
 
@@ -167,9 +184,8 @@ _Order = tuple[datetime | None, int | None]
 
 def _order(raw: Mapping[str, Any]) -> _Order:
     """An annotation's time (updated, else created) and Label Studio id, each if given."""
-    ann_id = raw.get("id")
     stamp = _parse_time(raw.get("updated_at")) or _parse_time(raw.get("created_at"))
-    return stamp, ann_id if isinstance(ann_id, int) and not isinstance(ann_id, bool) else None
+    return stamp, _id(raw.get("id"))
 
 
 def _later(was: _Order, new: _Order) -> tuple[bool, str]:
@@ -201,6 +217,32 @@ def _text(item: Mapping[str, Any]) -> str | None:
     return joined or None
 
 
+def _other_codebook(made: Any, codebook: Codebook) -> str:
+    """Why a task's codebook is not ``codebook``: another version or edit of it, or another."""
+    name, _, rest = str(made).partition("@")
+    version = rest.partition("+")[0]
+    if name != codebook.name or not version.isdigit():
+        return "the export is from another project"
+    if int(version) == codebook.version:  # the file edited without a version bump
+        return (
+            "the same name and version, another content hash (the codebook file was edited "
+            "since the tasks were made): import with the codebook file they were made with (-c)"
+        )
+    if int(version) > codebook.version:
+        return (
+            f"the tasks were made under version {version} of this codebook, a newer one: "
+            "import with that version's codebook file (-c)"
+        )
+    # a study bumped since the push: its reviews are the older version's, which the report
+    # carries forward where the migration map allows (docs/study.md); this read was "another
+    # project"
+    return (
+        f"the tasks were made under version {version} of this codebook, an older one: import "
+        "with that version's codebook file (-c); a study's report carries reviews made under "
+        "an older version to the current one where its migration map allows (docs/study.md)"
+    )
+
+
 def check_task(
     task: Any, index: int, codebook: Codebook, kind: UnitKind, *, source: str
 ) -> tuple[str, int | None]:
@@ -216,7 +258,7 @@ def check_task(
         raise InputError(f"task {index + 1} is not a Label Studio task object", path=source)
     data = task["data"]
     unit = data.get(cfg.UNIT_ID)
-    task_id = task.get("id") if isinstance(task.get("id"), int) else None
+    task_id = _id(task.get("id"))
     if not isinstance(unit, str) or not unit:
         raise InputError(
             f"task {task_id or index + 1} has no {cfg.UNIT_ID}: this export is not from a "
@@ -226,7 +268,7 @@ def check_task(
     if data.get(cfg.CODEBOOK) != ref:
         raise InputError(
             f"task {task_id or index + 1} was made for codebook {data.get(cfg.CODEBOOK)}, "
-            f"not {ref}: the export is from another project",
+            f"not {ref}: {_other_codebook(data.get(cfg.CODEBOOK), codebook)}",
             path=source,
         )
     if data.get(cfg.UNIT_KIND) != kind.value:
@@ -281,7 +323,8 @@ def annotations_from_export(
             else check_task(task, index, codebook, kind, source=source)
         )
         result.tasks += 1
-        task_project = task.get("project")
+        given = task.get("project")
+        task_project = given if _id(given) is None else _id(given)
         if project is not None and task_project is not None and task_project != project:
             raise InputError(
                 f"task {task_id} belongs to Label Studio project {task_project}, not {project}",

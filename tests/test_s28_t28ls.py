@@ -1,0 +1,135 @@
+"""Session 28 (t28ls): the human loop on shapes a second team's data brings (issue 30)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from failcodes import codebook as codebooks
+from failcodes.errors import InputError
+from failcodes.labelstudio import config as cfg
+from failcodes.labelstudio.results import annotations_from_export
+from failcodes.labelstudio.tasks import build_tasks
+from failcodes.units import UnitKind
+from tests.labelstudio_helpers import retrieval_unit, toy_codebook
+from tests.test_cli_labelstudio import run  # noqa: F401  (in-process CLI fixture)
+from tests.test_labelstudio_tasks import choice
+
+A = [choice("entity", "exact_entity"), choice("scope", "exact_scope")]
+B = [choice("entity", "partial_entity"), choice("scope", "broader_scope")]
+
+
+def _annotation(ann_id: Any, by: Any, result: list[dict[str, Any]], minute: int) -> dict[str, Any]:
+    stamp = f"2026-11-30T00:{minute:02d}:00Z"
+    return {
+        "id": ann_id,
+        "completed_by": by,
+        "result": result,
+        "was_cancelled": False,
+        "created_at": stamp,
+        "updated_at": stamp,
+        "lead_time": 5.0,
+    }
+
+
+def _string_id_export() -> list[dict[str, Any]]:
+    """Two tasks with every id a string, as a converted or hand-edited export writes them.
+
+    Task "101": user "3" and user "4" disagree. Task "102": user "3" annotated twice at one
+    time stamp, annotation "4" (codes B) after annotation "3" (codes A) by id.
+    """
+    data = build_tasks([retrieval_unit(i) for i in range(2)], toy_codebook(), UnitKind.RETRIEVAL)
+    return [
+        {
+            "id": "101",
+            "project": "7",
+            "data": data[0]["data"],
+            "annotations": [_annotation("1", "3", A, 1), _annotation("2", "4", B, 2)],
+        },
+        {
+            "id": "102",
+            "project": "7",
+            "data": data[1]["data"],
+            "annotations": [_annotation("4", "3", B, 5), _annotation("3", "3", A, 5)],
+        },
+    ]
+
+
+def test_string_ids_read_as_label_studio_ids() -> None:
+    # main read "3" as no annotator: 4 coders 'unknown-annotator-...' (one a review), user 3's
+    # two reviews of task 102 two reviewers, and the last listed (A) kept as if by another
+    # coder. By hand: 2 coders; task 101 alice A, bob B; task 102 alice once, annotation "4"
+    # (the higher id, one time on both) = B.
+    res = annotations_from_export(
+        _string_id_export(),
+        toy_codebook(),
+        UnitKind.RETRIEVAL,
+        users={3: "alice@x.org", 4: "bob@x.org"},
+        project=7,
+    )
+    got = sorted((a.unit_id, a.coder, a.codes["entity"]) for a in res.annotations)
+    u0, u1 = retrieval_unit(0).id, retrieval_unit(1).id
+    assert got == sorted(
+        [
+            (u0, "alice@x.org", "exact_entity"),
+            (u0, "bob@x.org", "partial_entity"),
+            (u1, "alice@x.org", "partial_entity"),
+        ]
+    )
+    [twice] = res.problems
+    assert twice.task_id == 102
+    assert "kept the one with the higher annotation id (one time on both)" in twice.message
+
+
+def test_string_user_ids_named_by_user_option(tmp_path: Path, run: Any) -> None:  # noqa: F811
+    # main refused '--user 3=alice@x.org: no annotation in the export is by user id 3 (the ids
+    # it holds: none: it names its annotators itself)': the export holds "3" and "4"
+    cb = toy_codebook()
+    cb_path = tmp_path / codebooks.file_name(cb.name, cb.version)
+    cb_path.write_text(codebooks.dump(cb), encoding="utf-8")
+    (tmp_path / "export.json").write_text(json.dumps(_string_id_export()), encoding="utf-8")
+    proc = run(
+        "import", "export.json", "-p", "retrieval", "-c", cb_path, "--user", "3=alice@x.org",
+        "--user", "4=bob@x.org", "-o", "human.jsonl", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "3 annotations from 2 coder(s) on 2 tasks" in proc.stdout
+    lines = (tmp_path / "human.jsonl").read_text(encoding="utf-8").splitlines()
+    coders = [json.loads(line)["coder"] for line in lines]
+    assert sorted(coders) == ["alice@x.org", "alice@x.org", "bob@x.org"]
+
+
+def test_email_as_completed_by_is_the_coder() -> None:
+    # an export naming annotators by email string: main made each annotation a coder of its
+    # own, so one person's two annotations of a unit were two reviewers. By hand: one coder.
+    tasks = _string_id_export()[1:]
+    for ann in tasks[0]["annotations"]:
+        ann["completed_by"] = "carol@x.org"
+    res = annotations_from_export(tasks, toy_codebook(), UnitKind.RETRIEVAL)
+    assert [(a.coder, a.codes["entity"]) for a in res.annotations] == [
+        ("carol@x.org", "partial_entity")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("made", "words"),
+    [
+        (1, "made under version 1 of this codebook, an older one: import with that version's"),
+        (3, "made under version 3 of this codebook, a newer one"),
+        (2, "the same name and version, another content hash"),
+    ],
+)
+def test_tasks_of_another_codebook_version_say_which(made: int, words: str) -> None:
+    # tasks pushed under toy v1, the study bumped to v2: main said 'the export is from another
+    # project'. The codebook of the import is toy v2.
+    now = toy_codebook().model_copy(update={"version": 2})
+    data = build_tasks([retrieval_unit(0)], now, UnitKind.RETRIEVAL)[0]["data"]
+    data[cfg.CODEBOOK] = f"toy@{made}+0123456789ab"  # not now's hash
+    task = {"id": 5, "data": data, "annotations": [_annotation(1, 3, A, 1)]}
+    with pytest.raises(InputError) as err:
+        annotations_from_export([task], now, UnitKind.RETRIEVAL)
+    assert words in str(err.value)
+    assert "another project" not in str(err.value)
