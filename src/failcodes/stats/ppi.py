@@ -186,12 +186,29 @@ def tuned_lambda(m: Moments) -> FloatArray:
     return np.asarray(np.clip(lam, 0.0, 1.0), dtype=np.float64)
 
 
+def _given_lam(lam: float | npt.ArrayLike) -> FloatArray:
+    """A requested ``lam`` as an array, refused outside [0, 1] or NaN (PPI++'s range).
+
+    PPI++ clips its tuned weight to [0, 1] (Angelopoulos, Duchi and Zrnic 2023, "PPI++"):
+    0 is the human codes alone, 1 is PPI; a weight past 1 or below 0 gave an estimate and an
+    interval as if it were a choice of the method (lam 1.5: 0.45 where lam 1 gives 0.5), and NaN
+    gave NaN.
+    """
+    lam_a = _arr(lam)
+    if not np.all((lam_a >= 0.0) & (lam_a <= 1.0)):  # NaN fails both
+        raise StatisticsError(
+            f"lam must be in [0, 1] (0 = human codes only, 1 = PPI; PPI++ tunes it within "
+            f"[0, 1]; None tunes it), got {lam!s}"
+        )
+    return lam_a
+
+
 def ppi(m: Moments, lam: float | npt.ArrayLike | None = None) -> Estimates:
     """Prediction-powered mean and its variance; ``lam=None`` tunes it (PPI++)."""
     # a stratum reviewed in full (no unreviewed unit) is a census: its share is known (lam 0)
     if np.any((m.n < 2) & ((m.n < 1) | (m.n_unlabeled > 0))):
         raise StatisticsError("prediction-powered inference needs at least 2 reviewed units")
-    lam_a = tuned_lambda(m) if lam is None else np.broadcast_to(_arr(lam), np.shape(m.n))
+    lam_a = tuned_lambda(m) if lam is None else np.broadcast_to(_given_lam(lam), np.shape(m.n))
     lam_a = np.where(m.n_unlabeled > 0, lam_a, 0.0)
     n, big_n = m.n, m.n_unlabeled
     mean_y, mean_h = m.sum_y / n, m.sum_yhat / n

@@ -290,6 +290,21 @@ def wide_from_long(
             line=line_of(row),
             field=long.rating,
         )
+    if twice.any() and join is not None:  # one code given a pair twice: read once, unsaid
+        again = frame.duplicated(subset=[*key, long.rating]) & frame[long.rating].notna()
+        if again.any():
+            row = int(np.flatnonzero(again.to_numpy())[0])
+            same = frame[[*key, long.rating]].eq(frame[[*key, long.rating]].iloc[row]).all(axis=1)
+            first = int(np.flatnonzero(same.to_numpy())[0])
+            raise InputError(
+                f"unit {str(frame[long.unit].iloc[row])!r} is given the code "
+                f"{str(frame[long.rating].iloc[row])!r} by {str(frame[long.rater].iloc[row])!r} "
+                f"twice (first at line {line_of(first)}): a code set holds each code once (a "
+                "double entry, or a typo for another code?): keep one of the rows",
+                path=source,
+                line=line_of(row),
+                field=long.rating,
+            )
     no_dates(frame, [long.rating], source, line_of)
     one_spelling(frame, [long.rating], source, line_of)
     raters = frame[long.rater].astype(str)
@@ -377,6 +392,35 @@ def _id_by_values(frame: pd.DataFrame, col: str, others: Sequence[str]) -> bool:
     return 2 * outside > len(values)
 
 
+#: Fewest rows whose unnamed column running 1..n down them is read as row numbers, not a rater.
+ROW_NUMBER_RUN = 4
+
+
+def _row_numbered(frame: pd.DataFrame, col: str, others: Sequence[str]) -> str:
+    """``'1..6'`` when ``col`` holds the whole numbers 1..n (or 0..n-1) in row order, else "".
+
+    Such a column (``x`` beside two raters' 1-6 ratings) shares every value with the ratings,
+    so :func:`_id_by_values` took it for a third rater ('raters (3): x, r1, r2'; Fleiss over
+    three columns, one of them the row numbers). A rater's ratings running 1, 2, ..., n down
+    the rows is a chance of (1/q)**n on q categories: they are row numbers. Not for a column
+    named like a rater (``r3``), nor where no other column repeats a value (ranks: each rater
+    a permutation of 1..n, the rows sorted by the first rater's).
+    """
+    values = present(frame[col])
+    if len(frame) < ROW_NUMBER_RUN or len(values) != len(frame) or _rater_named(col):
+        return ""
+    if not any(len(set(v)) < len(v) for v in (present(frame[o]) for o in others)):
+        return ""
+    try:
+        numbers = [float(v) for v in values]
+    except ValueError:
+        return ""
+    start = numbers[0]
+    if start not in (0.0, 1.0) or numbers != [start + i for i in range(len(numbers))]:
+        return ""
+    return f"{start:g}..{numbers[-1]:g}"
+
+
 #: Words of a numbered rater column besides the rater words (``r1``...``r8``, ``reader3``).
 _NUMBERED_RATERS = frozenset({"r", "reader", "readers"})
 
@@ -440,7 +484,12 @@ def choose_columns(
         by_values = (
             []
             if named
-            else [c for c in pool if _id_by_values(frame, c, [o for o in cols if o != c])]
+            else [
+                c
+                for c in pool
+                if _id_by_values(frame, c, [o for o in cols if o != c])
+                or _row_numbered(frame, c, [o for o in cols if o != c])
+            ]
         )
         found = named or by_values
         if len(found) > 1 and raters is None:
@@ -451,7 +500,16 @@ def choose_columns(
             )
         if len(found) == 1:
             unit = found[0]
-            reason = "named like an id" if named else "values all distinct, unlike ratings"
+            others = [o for o in cols if o != unit]
+            by_run = not named and not _id_by_values(frame, unit, others)
+            reason = (
+                "named like an id"
+                if named
+                else f"values {_row_numbered(frame, unit, others)} in row order: row numbers, "
+                "not a rater's ratings; --raters reads it as a rater"
+                if by_run
+                else "values all distinct, unlike ratings"
+            )
         else:
             unit, reason = None, "none found: row numbers are the unit ids"
     left_out: tuple[str, ...] = ()
@@ -969,7 +1027,7 @@ def ratings_tables(
     if by is not None and categories is None:
         notes.extend(_group_categories(by, parts))
     line = shape_line(choice, given=raters is not None and candidates is None, sets=sets)
-    notes.insert(0, line + joined + unread + odd + _single_rated(parts))
+    notes.insert(0, line + joined + unread + odd + _single_rated(parts, by))
     return TableParts(parts, notes, choice)
 
 
@@ -1022,25 +1080,41 @@ def _unread_long_columns(frame: pd.DataFrame, long: LongColumns, keep: Sequence[
     return f"; not read (the ratings are column '{long.rating}'): {', '.join(named)}{more}"
 
 
-def _single_rated(parts: Sequence[tuple[Any, RatingsTable]]) -> str:
+def _single_rated(parts: Sequence[tuple[Any, RatingsTable]], by: str | None = None) -> str:
     """The first line's words on units one rater rated alone ("" without any).
 
     Gwet's missing-data form keeps them in the chance-agreement margins of Fleiss, Conger
     and AC1/AC2, though not in their units (docs/statistics.md): 2 single-rated units of 6
     gave Fleiss 0.000 for the complete rows' -0.333 (statsmodels' fleiss_kappa), with
-    "units 4" beside it and no word (i35red).
+    "units 4" beside it and no word (i35red). Under ``--by`` each group names its own: the
+    whole table's list ('u2', 'u5') left a reader to guess whose they were, and a unit id
+    each group uses alike named no group at all.
     """
-    single = [
-        unit
-        for _, table in parts
-        for unit, n in zip(
-            table.unit_ids, (~np.isnan(table.values)).sum(axis=1).tolist(), strict=True
+    per_group = [
+        (
+            key,
+            [
+                unit
+                for unit, n in zip(
+                    table.unit_ids, (~np.isnan(table.values)).sum(axis=1).tolist(), strict=True
+                )
+                if n == 1
+            ],
         )
-        if n == 1
+        for key, table in parts
     ]
+    single = [unit for _, units in per_group for unit in units]
     if not single:
         return ""
-    shown = ", ".join(repr(u) for u in single[:3]) + (", ..." if len(single) > 3 else "")
+
+    def listed(units: Sequence[Any]) -> str:
+        return ", ".join(repr(u) for u in units[:3]) + (", ..." if len(units) > 3 else "")
+
+    shown = (
+        listed(single)
+        if by is None
+        else "; ".join(f"{by} {key}: {listed(units)}" for key, units in per_group if units)
+    )
     return (
         f"; {len(single)} unit{'s' if len(single) > 1 else ''} rated by one rater only "
         f"({shown}) enter the chance-agreement margins of fleiss, conger and gwet_ac1/ac2 "
@@ -1141,6 +1215,8 @@ def _no_code_sets(
         if isinstance(value, str)
     ]
     wholes = {p for _, _, value in cells for p in pieces(value)}
+    if split:
+        _no_repeated_code(cells, split, source, line_of)
     for column, row, value in cells:
         for code in pieces(value):
             listed = listed_items(code)
@@ -1177,6 +1253,27 @@ def _no_code_sets(
                     line=line_of(row),
                     field=str(column),
                 )
+
+
+def _no_repeated_code(
+    cells: Sequence[tuple[Any, int, str]], split: str, source: str | Path | None, line_of: Any
+) -> None:
+    """Refuse a code set naming one code twice (``b;b`` under ``--sets ';'``).
+
+    The set was read as ``{b}`` without a word: a code written twice is a typo (another code
+    meant) or a double entry, and which one no reader can tell.
+    """
+    for column, row, value in cells:
+        parts = [p.strip() for p in value.split(split) if p.strip()]
+        twice = next((p for i, p in enumerate(parts) if p in parts[:i]), None)
+        if twice is not None:
+            raise InputError(
+                f"{value!r} names the code {twice!r} twice: a code set holds each code once "
+                "(a typo for another code, or a double entry?): write each code once",
+                path=source,
+                line=line_of(row),
+                field=str(column),
+            )
 
 
 def _joined_cells(
@@ -1281,6 +1378,14 @@ def shape_line(choice: ColumnChoice, *, given: bool = False, sets: str | None = 
         if choice.unit_column is not None
         else f"unit ids: {choice.reason}"
     )
+    if not given and choice.unit_column is not None and _numbers_as_raters(choice):
+        # `name,1,2,3` over five readers: the numbers were 3 raters, the readers 5 units
+        # (Fleiss -0.111 for the readers' own 0.167); raters numbered 1..3 are read alike
+        parts.append(
+            f"the rater columns are named by numbers alone ({', '.join(choice.raters[:3])}"
+            f"{', ...' if len(choice.raters) > 3 else ''}) and the unit ids found by their "
+            "values: if each row is one rater and each column a unit, transpose the table"
+        )
     line = "; ".join(parts) + (
         "; one category per cell (not code sets)"
         if sets in (None, "none")
@@ -1290,6 +1395,13 @@ def shape_line(choice: ColumnChoice, *, given: bool = False, sets: str | None = 
     if choice.left_out:
         line += " (name the raters with --raters to change this)"
     return line
+
+
+def _numbers_as_raters(choice: ColumnChoice) -> bool:
+    """Whether every rater column is named by a number and the unit column by no id word."""
+    return choice.reason == "values all distinct, unlike ratings" and all(
+        re.fullmatch(r"\d+", r.strip()) for r in choice.raters
+    )
 
 
 def _one_group_spelling(

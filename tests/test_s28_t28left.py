@@ -1,0 +1,196 @@
+"""Session 28, helper t28left: numbers that looked right and were wrong, left by session 27.
+
+(issue 30)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+# --------------------------------------------------------------------------- item 4: ppi lam
+
+# 10 reviewed units (human y, judge yhat) and 12 unreviewed ones (judge only)
+_Y = [1, 0, 1, 1, 0, 0, 1, 0, 1, 1]
+_YHAT = [1, 0, 1, 0, 0, 1, 1, 0, 1, 1]
+_UNLABELED = [1, 0, 0, 1, 1, 0, 1, 0, 0, 1, 1, 0]
+
+
+@pytest.mark.parametrize("lam", [1.5, -0.5, math.nan])
+def test_ppi_mean_refuses_a_lam_outside_zero_one(lam: float) -> None:
+    """``ppi_mean(..., lam=1.5)`` gave 0.45 as if it were the method's, NaN gave NaN.
+
+    PPI++ tunes lam within [0, 1] (Angelopoulos, Duchi and Zrnic 2023, "PPI++"): 0 is the
+    human codes alone, 1 is PPI. By hand, lam = 1.5: 1.5 * mean_u + mean_y - 1.5 * mean_yhat
+    = 1.5 * 6/12 + 6/10 - 1.5 * 6/10 = 0.45, a number no setting of the method gives.
+    """
+    import failcodes
+    from failcodes.errors import StatisticsError
+    from failcodes.stats.ppi import Stratum, share_estimates
+
+    with pytest.raises(StatisticsError) as caught:
+        failcodes.ppi_mean(_Y, _YHAT, _UNLABELED, lam=lam)
+    assert str(caught.value) == (
+        "lam must be in [0, 1] (0 = human codes only, 1 = PPI; PPI++ tunes it within [0, 1]; "
+        f"None tunes it), got {lam}"
+    )
+    with pytest.raises(StatisticsError, match=r"^lam must be in \[0, 1\]"):
+        share_estimates([Stratum(_Y, _YHAT, _UNLABELED)], lam=lam)
+    # the ends stay: lam 1 (PPI) 0.5 + 0.6 - 0.6 = 0.5, lam 0 (human only) 6/10 = 0.6
+    assert failcodes.ppi_mean(_Y, _YHAT, _UNLABELED, lam=1.0).estimate == pytest.approx(0.5)
+    assert failcodes.ppi_mean(_Y, _YHAT, _UNLABELED, lam=0.0).estimate == pytest.approx(0.6)
+
+
+# --------------------------------------------------------------------------- item 1: 'b;b'
+
+
+def test_a_code_set_naming_a_code_twice_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under ``--sets ';'`` a cell 'b;b' was read as {b}: percent 0.600, exit 0, unsaid.
+
+    By hand: u1 {a,b}={a,b}, u2 {b}={b}, u3 {a}/{a,b}, u4 {b}/{a}, u5 {a}={a}: 3 of 5 = 0.6
+    as read; had 'b;b' been a typo for 'a;b' (u2 {a,b}/{b}) it is 2 of 5 = 0.4. Which one no
+    reader can tell: one line naming the file's line, the column and the cell.
+    """
+    from tests.cli_helpers import AGREE_JSON, ratings_file, run_cli
+
+    table = ratings_file(tmp_path, "unit,r1,r2\nu1,a;b,a;b\nu2,b;b,b\nu3,a,a;b\nu4,b,a\nu5,a,a\n")
+    out = tmp_path / "agree.json"
+    code, stdout, err = run_cli(
+        ["agree", str(table), "--sets", ";", *AGREE_JSON, "-o", str(out)], capsys
+    )
+    assert (code, stdout) == (2, "")
+    assert err == (
+        f"failcodes: error: {table}:3, field 'r1': 'b;b' names the code 'b' twice: a code set "
+        "holds each code once (a typo for another code, or a double entry?): write each code "
+        "once\n"
+    )
+    assert not out.exists()
+    # the cell written once: 3 of 5 units hold equal sets (by hand above)
+    fixed = ratings_file(tmp_path, "unit,r1,r2\nu1,a;b,a;b\nu2,b,b\nu3,a,a;b\nu4,b,a\nu5,a,a\n")
+    code, stdout, _ = run_cli(["agree", str(fixed), "--sets", ";", *AGREE_JSON], capsys)
+    assert code == 0
+    [percent] = [r for r in json.loads(stdout) if r["statistic"] == "percent" and not r.get("code")]
+    assert percent["value"] == pytest.approx(0.6)
+
+
+def test_a_long_tables_code_given_a_pair_twice_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A long table under ``--sets ';'``: rows u2,r1,b and u2,r1,b joined into {b}, unsaid.
+
+    The two rows are one code entered twice (or a typo for another code): refused naming
+    the second row's line (7: header on 1, the rows of u1 on 2-5) and the first (6).
+    """
+    from tests.cli_helpers import AGREE_JSON, ratings_file, run_cli
+
+    table = ratings_file(
+        tmp_path,
+        "unit,rater,code\nu1,r1,a\nu1,r1,b\nu1,r2,a\nu1,r2,b\nu2,r1,b\nu2,r1,b\nu2,r2,b\n"
+        "u3,r1,a\nu3,r2,a\nu3,r2,b\nu4,r1,b\nu4,r2,a\nu5,r1,a\nu5,r2,a\n",
+    )
+    code, stdout, err = run_cli(["agree", str(table), "--sets", ";", *AGREE_JSON], capsys)
+    assert (code, stdout) == (2, "")
+    assert err == (
+        f"failcodes: error: {table}:7, field 'code': unit 'u2' is given the code 'b' by 'r1' "
+        "twice (first at line 6): a code set holds each code once (a double entry, or a typo "
+        "for another code?): keep one of the rows\n"
+    )
+
+
+# --------------------------------------------------------------------------- item 2: --by
+
+
+def test_each_by_group_names_its_own_single_rated_units(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--by dimension``: the first line said "2 units rated by one rater only ('u2', 'u2')".
+
+    The whole table's list, where each group has a unit u2 rated by r1 alone (polarity's row
+    u2 'a,,' and scope's row u2 ',a,'; the other rows have 2-3 ratings): which u2, whose?
+    Each group names its own.
+    """
+    from tests.cli_helpers import AGREE_JSON, ratings_file, run_cli
+
+    table = ratings_file(
+        tmp_path,
+        "dimension,unit,r1,r2,r3\npolarity,u1,a,a,b\npolarity,u2,a,,\npolarity,u3,b,b,b\n"
+        "polarity,u4,a,b,a\nscope,u1,a,a,a\nscope,u2,,a,\nscope,u3,a,b,\nscope,u4,b,b,a\n",
+    )
+    code, stdout, _ = run_cli(
+        ["agree", str(table), "--by", "dimension", "--stat", "fleiss", *AGREE_JSON], capsys
+    )
+    assert code == 0
+    first = json.loads(stdout)[0]["notes"][0]
+    assert (
+        "; 2 units rated by one rater only (dimension polarity: 'u2'; dimension scope: 'u2') "
+        "enter the chance-agreement margins of fleiss"
+    ) in first
+
+
+# --------------------------------------------------------------------------- item 3: 1..n
+
+
+def test_a_column_of_row_numbers_is_read_as_unit_ids_not_a_rater(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``x,r1,r2`` with x = 1..6 beside 1-6 ratings: x was a third rater ('raters (3): x, ...').
+
+    Every value of x is a rating of r1 or r2, so the values rule took it for a rater and the
+    rows' numbers for unit ids. Two raters, by hand: agree on u2, u4, u6, po = 3/6; margins r1
+    {1:1, 2:1, 3:2, 5:1, 6:1}, r2 one each of 1..6, pe = 6/36; Cohen (0.5 - 1/6) / (5/6) = 0.4
+    (sklearn's cohen_kappa_score too). Said on the first line, with the way to rate with it.
+    """
+    from tests.cli_helpers import AGREE_JSON, ratings_file, run_cli
+
+    table = ratings_file(tmp_path, "x,r1,r2\n1,5,6\n2,2,2\n3,3,4\n4,1,1\n5,6,5\n6,3,3\n")
+    code, stdout, _ = run_cli(["agree", str(table), *AGREE_JSON], capsys)
+    assert code == 0
+    rows = json.loads(stdout)
+    [cohen] = [r for r in rows if r["statistic"] == "cohen"]
+    assert cohen["raters"] == ["r1", "r2"]
+    assert cohen["value"] == pytest.approx(0.4)
+    assert rows[0]["notes"][0].startswith(
+        "Assumed: raters (2): r1, r2; unit ids: column 'x' (values 1..6 in row order: row "
+        "numbers, not a rater's ratings; --raters reads it as a rater); "
+    )
+    # raters as rows under numbered unit columns (`name,1,2,3` over five readers) stay read as
+    # given (raters may be numbered), and the first line says how to read them the other way:
+    # transposed, units 1 (4 a, 1 b), 2 (1 a, 4 b), 3 (4 a, 1 b) by 5 raters: P_i = 12/20,
+    # p_a = 9/15, Pe = 0.36 + 0.16 = 0.52, Fleiss (0.6 - 0.52) / 0.48 = 1/6
+    rows_as_raters = ratings_file(
+        tmp_path,
+        "name,1,2,3\nann,a,b,a\nbob,a,b,b\ncat,a,a,a\ndan,b,b,a\neve,a,b,a\n",
+        name="t.csv",
+    )
+    code, stdout, _ = run_cli(["agree", str(rows_as_raters), *AGREE_JSON], capsys)
+    assert code == 0
+    assert (
+        "unit ids: column 'name' (values all distinct, unlike ratings); the rater columns are "
+        "named by numbers alone (1, 2, 3) and the unit ids found by their values: if each row "
+        "is one rater and each column a unit, transpose the table; "
+    ) in json.loads(stdout)[0]["notes"][0]
+    transposed = ratings_file(
+        tmp_path,
+        "unit,ann,bob,cat,dan,eve\n1,a,a,a,b,a\n2,b,b,a,b,b\n3,a,b,a,a,a\n",
+        name="tt.csv",
+    )
+    code, stdout, _ = run_cli(["agree", str(transposed), "--stat", "fleiss", *AGREE_JSON], capsys)
+    assert json.loads(stdout)[0]["value"] == pytest.approx(1 / 6)
+    # columns named like raters, or ranks (every column 1..n once), keep their raters: r3 =
+    # 1..6 in row order is named like a rater; ranks of 5 units sorted by alice's (alice =
+    # 1..5, bob and carol permutations): no column repeats a value, so alice stays a rater
+    named = ratings_file(
+        tmp_path, "r1,r2,r3\n5,6,1\n2,2,2\n3,4,3\n1,1,4\n6,5,5\n3,3,6\n", name="named.csv"
+    )
+    ranks = ratings_file(
+        tmp_path, "alice,bob,carol\n1,2,1\n2,1,3\n3,3,2\n4,5,4\n5,4,5\n", name="ranks.csv"
+    )
+    for table, raters in ((named, ["r1", "r2", "r3"]), (ranks, ["alice", "bob", "carol"])):
+        code, stdout, _ = run_cli(["agree", str(table), *AGREE_JSON], capsys)
+        assert code == 0
+        assert json.loads(stdout)[0]["raters"] == raters
