@@ -194,3 +194,134 @@ def test_a_column_of_row_numbers_is_read_as_unit_ids_not_a_rater(
         code, stdout, _ = run_cli(["agree", str(table), *AGREE_JSON], capsys)
         assert code == 0
         assert json.loads(stdout)[0]["raters"] == raters
+
+
+# --------------------------------------------------------------------------- item 5: '01', '1'
+
+_ZEROS = (
+    "question ids that differ only in leading zeros are read as different questions ('01' and "
+    "'1'): each a question of its own in the counts and the bootstrap's clusters; write them "
+    "one way if they name one question"
+)
+
+
+def _zero_questions(folder: Path) -> tuple[Path, Path]:
+    """System A: question '01' (sentence s1: c1 refuted, c2 supported), '1' (s2: c3), '2'."""
+    traces = folder / "t.jsonl"
+    rows = [
+        ("01", "s1", "c1", "refuted"),
+        ("01", "s1", "c2", "supported"),
+        ("1", "s2", "c3", "supported"),
+        ("2", "s3", "c4", "refuted"),
+    ]
+    traces.write_text(
+        "".join(
+            json.dumps(
+                {"system": "A", "question_id": q, "sentence_id": s, "claim_id": c, "claim": c}
+                | {"verdict": v, "evidence_source": "none"}
+            )
+            + "\n"
+            for q, s, c, v in rows
+        ),
+        encoding="utf-8",
+    )
+    labels = folder / "l.jsonl"
+    flags = {"c1": True, "c2": False, "c3": True, "c4": False}
+    labels.write_text(
+        "".join(
+            json.dumps({"claim_id": c, "sentence_id": s, "has_error": flags[c]}) + "\n"
+            for _, s, c, _ in rows
+        ),
+        encoding="utf-8",
+    )
+    return traces, labels
+
+
+def test_question_ids_told_apart_by_leading_zeros_are_said_by_metrics_and_disagreements(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Questions '01' and '1' were two clusters of metrics' bootstrap, n_questions 3, unsaid.
+
+    Claim level, by hand: c1 refuted/error TP, c2 supported/no error TN, c3 supported/error
+    FN, c4 refuted/no error FP; questions as read '01', '1', '2': 3 (2 if '01' is '1'). As
+    agree says of unit ids (idzeros), they stay two and the first line says so: metrics,
+    its JSON rows (which the report's run box reads), disagreements.
+    """
+    from failcodes.labelscope import assumptions_line, shape_of_rows
+    from tests.cli_helpers import run_cli
+
+    traces, labels = _zero_questions(tmp_path)
+    given = ["--traces", str(traces), "--labels", str(labels), "--level", "claim"]
+    code, out, _ = run_cli(["metrics", *given], capsys)
+    assert code == 0
+    assert out.splitlines()[0].endswith("; " + _ZEROS)
+    code, out, _ = run_cli(["metrics", *given, "--format", "json"], capsys)
+    [row] = json.loads(out)
+    assert (row["tp"], row["fp"], row["fn"], row["tn"], row["n_questions"]) == (1, 1, 1, 1, 3)
+    assert row["question_zeros"] == [["01", "1"]]
+    shape = shape_of_rows([row])
+    assert shape is not None and assumptions_line(shape).endswith("; " + _ZEROS)
+    code, out, _ = run_cli(["disagreements", *given, "-o", str(tmp_path / "d.jsonl")], capsys)
+    assert code == 0
+    assert f"; {_ZEROS}" in out.splitlines()[0]
+    # '01' written '1' on its rows: one question of 2 claims, no word, no field; questions
+    # '1' (c1, c2, c3) and '2' (c4): 2 by hand
+    traces, labels = _zero_questions(tmp_path)
+    traces.write_text(traces.read_text().replace('"01"', '"1"'), encoding="utf-8")
+    given = ["--traces", str(traces), "--labels", str(labels), "--level", "claim"]
+    code, out, _ = run_cli(["metrics", *given, "--format", "json"], capsys)
+    [row] = json.loads(out)
+    assert row["n_questions"] == 2
+    assert "question_zeros" not in row
+
+
+# --------------------------------------------------------------------------- item 6: questions
+
+
+def test_the_coverage_tables_questions_are_those_some_system_made_a_claim_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three questions asked, q3's answer holding no claim: coverage said 'questions 2'.
+
+    A flat claim table has no row for q3 (a label of it is refused: no trace has
+    question_id 'q3'), so the count cannot hold it: the table's title says whose count it is.
+    By hand: A and B each answered q1 (s1, error) and q2 (s2, no error): questions 2.
+    """
+    from tests.cli_helpers import run_cli
+
+    traces = tmp_path / "t.jsonl"
+    traces.write_text(
+        "".join(
+            json.dumps(
+                {"system": s, "question_id": q, "sentence_id": sid, "claim_id": c, "claim": c}
+                | {"verdict": v, "evidence_source": "none"}
+            )
+            + "\n"
+            for s, q, sid, c, v in [
+                ("A", "q1", "s1", "c1", "refuted"),
+                ("A", "q2", "s2", "c2", "supported"),
+                ("B", "q1", "s1", "c1", "supported"),
+                ("B", "q2", "s2", "c2", "supported"),
+            ]
+        ),
+        encoding="utf-8",
+    )
+    labels = tmp_path / "l.jsonl"
+    labels.write_text(
+        '{"question_id": "q1", "sentence_id": "s1", "has_error": true}\n'
+        '{"question_id": "q2", "sentence_id": "s2", "has_error": false}\n',
+        encoding="utf-8",
+    )
+    code, out, _ = run_cli(["metrics", "--traces", str(traces), "--labels", str(labels)], capsys)
+    assert code == 0
+    flat = " ".join(out.split())
+    assert (
+        "Coverage: labelled questions and sentences per system (questions: those some system "
+        "made a claim in (an answer without claims has no trace row, so its question is in no "
+        "count))"
+    ) in flat
+    code, out, _ = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "json"],
+        capsys,
+    )
+    assert [r["n_labelled_questions"] for r in json.loads(out)] == [2, 2]

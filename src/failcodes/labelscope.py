@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from failcodes.contract import FrozenModel
+from failcodes.idzeros import question_twins_clause
 
 if TYPE_CHECKING:  # numpy is imported where used (start-up)
     import numpy as np
@@ -198,6 +199,11 @@ class DataShape(FrozenModel):
     without_claims: str | None = Field(
         default=None, description="The rule for labelled sentences without claims."
     )
+    question_zeros: tuple[tuple[str, str], ...] = Field(
+        default=(),
+        description="Question ids of the traces that differ only in leading zeros ('01', "
+        "'1'): read as different questions (failcodes.idzeros), said on the first line.",
+    )
 
 
 _NO_CLAIMS = {
@@ -214,6 +220,13 @@ def assumptions_line(shape: DataShape) -> str:
     label applies to, which labelled sentences count for a system and what a labelled
     sentence without claims counts as.
     """
+    zeros = question_twins_clause(shape.question_zeros)
+    line = _assumptions(shape)
+    return f"{line}; {zeros}" if zeros else line
+
+
+def _assumptions(shape: DataShape) -> str:
+    """:func:`assumptions_line` less the words on question ids."""
     n = shape.systems
     if shape.labels is LabelScope.PER_SYSTEM:
         head = (
@@ -258,6 +271,14 @@ def assumptions_line(shape: DataShape) -> str:
     if shape.without_claims in _NO_CLAIMS:
         parts.append(_NO_CLAIMS[shape.without_claims])
     return "; ".join(parts)
+
+
+#: What a coverage table's questions are: a flat claim table (traces) has no row for a
+#: question whose answer holds no claim, so no count can hold it (a label of it is refused).
+QUESTIONS_COUNTED = (
+    "questions: those some system made a claim in (an answer without claims has no trace row, "
+    "so its question is in no count)"
+)
 
 
 #: The coverage columns of a metric row (``MetricResult.flat``) and their headings.
@@ -313,4 +334,5 @@ def shape_of_rows(rows: Sequence[Mapping[str, Any]]) -> DataShape | None:
         questions=QuestionShape(questions) if questions else None,
         question_scope=QuestionScope(scope) if scope else None,
         without_claims=str(first.get("without_claims_policy")) if level == "sentence" else None,
+        question_zeros=tuple((str(a), str(b)) for a, b in first.get("question_zeros") or ()),
     )

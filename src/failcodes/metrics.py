@@ -243,7 +243,10 @@ class MetricResult(FrozenModel):
     error_verdicts: tuple[str, ...] = Field(description="Verdicts the mapping counts as error.")
     level: Level
     n: int = Field(description="Labelled units counted (tp + fp + fn + tn).")
-    n_questions: int = Field(description="Questions (bootstrap clusters) among them.")
+    n_questions: int = Field(
+        description="Questions (bootstrap clusters) among them: those with a unit counted; a "
+        "question whose answer holds no claim has no trace row and is not among them."
+    )
     tp: int
     fp: int
     fn: int
@@ -284,6 +287,12 @@ class MetricResult(FrozenModel):
         description="Of those, the ones in questions it never answered (counted only under "
         "question_scope all).",
     )
+    question_zeros: tuple[tuple[str, str], ...] = Field(
+        default=(),
+        description="Question ids of the traces that differ only in leading zeros ('01', "
+        "'1'): different questions here, each counted and a bootstrap cluster of its own "
+        "(a row holds the field only when there are some).",
+    )
 
     def flat(self) -> dict[str, Any]:
         """Return one flat record: counts, each metric, ``<metric>_ci_low/_ci_high`` etc."""
@@ -306,6 +315,8 @@ class MetricResult(FrozenModel):
         if self.intervals:  # the report's captions name it (a --confidence 0.5 read as 95%)
             row["ci_confidence"] = next(iter(self.intervals.values())).confidence
         row.update(self.model_dump(mode="json", include=_FLAT_TAIL))
+        if self.question_zeros:  # (the report's run box says them: labelscope.shape_of_rows)
+            row["question_zeros"] = [list(pair) for pair in self.question_zeros]
         return row
 
 
@@ -1091,6 +1102,7 @@ class LabelledUnits:
     ) -> LabelledUnits:
         """Sentence groups and shared labels matched to them by code."""
         facts = ScopeFacts.of_matched(matched, Level.SENTENCE, policy, requested)
+        facts = facts.with_zeros(cols.questions)
         label = matched.flag[cols.sentence]
         error_of = functools.partial(matched.has_error, cols)
         units = cls(cols, cols.system, cols.question, cols.questions, label, facts, policy)
@@ -1118,10 +1130,11 @@ class LabelledUnits:
             s_codes, sentences = cols.small_codes("sentence_id")
             c_codes, claims = cols.small_codes("claim_id")
             label = row_label_flags(sys_codes, systems, s_codes, sentences, c_codes, claims, index)
-            facts = ScopeFacts.of_level(index, level, len(systems))
+            facts = ScopeFacts.of_level(index, level, len(systems)).with_zeros(questions)
             return cls(cols, sys_codes, q_codes, questions, label, facts, policy)
         groups = sentence_groups(cols, index.labelled_units(cols))
         facts = ScopeFacts.of_groups(groups, index, level, policy, requested)
+        facts = facts.with_zeros(groups.questions)
         missing = labelled_without_claims(groups, index, facts.scope)
         label = group_label_flags(groups, index)
         error_of = functools.partial(_sentence_error, index)
@@ -1375,11 +1388,21 @@ class ScopeFacts:
         shape = DataShape(labels=index.scope, level=level.value, systems=systems)
         return cls(shape, QuestionScope.ALL, {})
 
+    def with_zeros(self, questions: Sequence[str]) -> ScopeFacts:
+        """These facts naming the question ids told apart only by leading zeros (idzeros)."""
+        from failcodes.idzeros import zero_twins
+
+        pairs = tuple(zero_twins(questions))
+        if not pairs:
+            return self
+        return replace(self, shape=self.shape.model_copy(update={"question_zeros": pairs}))
+
     def fields(self, system: str) -> dict[str, Any]:
         """The facts a :class:`MetricResult` of ``system`` carries."""
         cov = self.coverage.get(system)
         shape = self.shape
         return {
+            "question_zeros": shape.question_zeros,
             "labels": shape.labels,
             "question_shape": shape.questions,
             "question_scope": shape.question_scope,

@@ -13,7 +13,7 @@ from failcodes.cli.options import RAW_CSV, make_console, raw_csv_cells
 from failcodes.cli.output_format import FORMAT_PARAM, OutputFormat
 from failcodes.cli.requests import add_command
 from failcodes.commands.measure import MetricsRequest
-from failcodes.labelscope import coverage_rows
+from failcodes.labelscope import QUESTIONS_COUNTED, coverage_rows
 from failcodes.verdicts import Verdict
 
 if TYPE_CHECKING:  # rich's tables: imported where drawn (``--format json`` draws none)
@@ -89,7 +89,9 @@ def coverage_table(report: MetricsReport) -> Table | None:
     rows = coverage_rows(r.flat() for r in report.results)
     if not rows:
         return None
-    table = Table(title="Coverage: labelled questions and sentences per system")
+    table = Table(
+        title=f"Coverage: labelled questions and sentences per system ({QUESTIONS_COUNTED})"
+    )
     for col in rows[0]:
         table.add_column(col, justify="left" if col in ("system", "not counted") else "right")
     for row in rows:

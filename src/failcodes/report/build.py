@@ -19,7 +19,7 @@ from failcodes.attribution import dominant_errors
 from failcodes.codebook import Codebook
 from failcodes.dropped import Dropped, dropped_line
 from failcodes.fileio import atomic_write_text, write_jsonl
-from failcodes.labelscope import coverage_rows
+from failcodes.labelscope import QUESTIONS_COUNTED, coverage_rows
 from failcodes.report import figures as figs
 from failcodes.report.corrected import ATTRIBUTION_NOTE as CORRECTED_ATTRIBUTION_NOTE
 from failcodes.report.corrected import METHOD_NOTE as CORRECTED_NOTE
@@ -460,7 +460,8 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                     "coverage",
                     pd.DataFrame(covered),
                     "Coverage: labelled questions and sentences per system, and how many "
-                    "were counted (sentence level)" + _dropped_note(inputs.dropped, "the metrics"),
+                    f"were counted (sentence level; {QUESTIONS_COUNTED})"
+                    + _dropped_note(inputs.dropped, "the metrics"),
                 )
             )
         sec.notes.extend(without_claims_notes(inputs.metrics))
