@@ -3,7 +3,12 @@
 Session 27 (t27drop) wrote a study's traces parts as Parquet so that a part's record of rows
 it left out (a system whose every row had no verdict) reaches the merged traces; this measured
 the merge of Parquet parts at 3.9x the CPU of JSONL parts, so the parts are JSONL again, with
-the record beside each (``dropped.beside``). This prints
+the record beside each (``dropped.beside``). The generic reader built a model per row of the
+tool's own Parquet; since session 28 a file carrying the marker of validated traces is read as
+vouched trace structs, as JSONL lines are (``ingest.table.TableStream._own_rows``): at
+``--rows 20000`` (load 7-8) the merge went from 2.95x (2.21 / 0.74 CPU-s) to 1.26x
+(0.93 / 0.74) the JSONL parts' merge; at ``--rows 60000`` (load 9) 1.23x (1.50 / 1.22), for
+session 27's 3.90x (5.38 / 1.38). This prints
 the CPU time (user + sys) and peak memory of each step, for both part formats, in one run:
 two systems of ``--rows`` claims each, one ingest each (the parts), then the merge
 (``ingest generic PARTS -o merged.parquet``) as ``failcodes run`` plans it.
