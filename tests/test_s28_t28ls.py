@@ -133,3 +133,89 @@ def test_tasks_of_another_codebook_version_say_which(made: int, words: str) -> N
         annotations_from_export([task], now, UnitKind.RETRIEVAL)
     assert words in str(err.value)
     assert "another project" not in str(err.value)
+
+
+# --- saturation: a pattern already in the codebook under an accented spelling -------------
+
+SJOGREN = {
+    "dimension": "scope",
+    "parent_subcode": "different_context",
+    "name": "Sjogren syndrome population",
+    "definition": "Patients with Sjogren syndrome instead of the claim's population.",
+}
+
+
+def _saturation_round(work: Path, coder: Path, proposer: Path) -> str:
+    from tests.saturation.test_cli import cli
+
+    done = cli(
+        "round", "trial", "--judge", f"scripted:{coder}", "--proposer", f"scripted:{proposer}",
+        cwd=work,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _decide(work: Path, number: int, *decisions: dict[str, str]) -> Any:
+    import yaml
+
+    from tests.saturation.test_cli import cli
+
+    review = work / "annotations" / "trial" / "rounds" / f"r{number:04d}" / "review.yaml"
+    data = yaml.safe_load(review.read_text(encoding="utf-8"))
+    data["reviewer"] = "dana"
+    for item, decision in zip(data["proposals"], decisions, strict=True):
+        item.update(decision)
+    review.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return cli("review", "trial", "--file", str(review), cwd=work)
+
+
+def test_accented_spelling_of_a_leaf_is_no_new_pattern(tmp_path: Path) -> None:
+    # round 1 adds 'Sjogren syndrome population'; round 2's proposer gives 'Sjögren syndrome
+    # population'. main split on non a-z ('sj gren ...'): a new leaf sj_gren_syndrome_population,
+    # accumulation r2 +1, v3. By hand: both names normalise to 'sjogren syndrome population',
+    # a duplicate of the leaf: round 2 has no open proposal, +0, 1/2 rounds without new ones.
+    from tests.saturation.test_cli import cli, setup_project
+
+    again = {**SJOGREN, "name": "Sjögren syndrome population"}
+    again["definition"] = "Passage about a Sjögren cohort; the claim is about another group."
+    coder, proposer = setup_project(tmp_path, {"1": [SJOGREN], "2": [again]})
+    _saturation_round(tmp_path, coder, proposer)
+    assert _decide(tmp_path, 1, {"decision": "accept"}).returncode == 0
+    out = _saturation_round(tmp_path, coder, proposer)
+    assert "1 proposal(s), 0 after deduplication" in out
+    assert "round 2 closed: 0 new pattern(s)" in out
+    status = cli("status", "trial", cwd=tmp_path).stdout
+    assert "accumulation: r1: +1 (=1), r2: +0 (=1)" in status
+    assert "stop rule: 1/2 rounds without new patterns" in status
+
+
+def test_rename_to_an_accented_spelling_of_another_addition_is_refused(tmp_path: Path) -> None:
+    # one round, two proposals: p01 accepted as 'Sjogren syndrome population', p02 renamed by
+    # the reviewer to 'Sjögren Syndrome Populations'. main added both (2 new patterns, leaves
+    # sjogren_syndrome_population and sj_gren_syndrome_population); by hand one pattern twice.
+    from tests.saturation.test_cli import setup_project
+
+    other = {**SJOGREN, "name": "Autoimmune cohort", "definition": "Another disease group."}
+    coder, proposer = setup_project(tmp_path, {"1": [SJOGREN, other]})
+    _saturation_round(tmp_path, coder, proposer)
+    done = _decide(
+        tmp_path,
+        1,
+        {"decision": "accept"},
+        {"decision": "rename", "new_name": "Sjögren Syndrome Populations"},
+    )
+    assert done.returncode == 2
+    assert "as r0001-p01 is in this round: one pattern would be added twice" in done.stderr
+
+
+def test_slug_and_tokens_fold_accents_and_keep_ascii_as_before() -> None:
+    from failcodes.saturation.dedupe import normalise_name, slug, tokens
+
+    assert slug("Ménière disease") == "meniere_disease"  # main: 'm_ni_re_disease'
+    assert normalise_name("Naïve comparator") == normalise_name("Naive comparator")
+    # ASCII names: as before (stop words out, plural s, ies -> y)
+    assert tokens("Animal studies in the Mice_models") == ["animal", "study", "mice", "model"]
+    # a name in another script keeps its words (main: no token, so every such name was one)
+    assert normalise_name("Μελέτη σε ζώα") == "μελετη σε ζωα"
+    assert slug("Μελέτη σε ζώα") == "pattern"  # an id is [a-z0-9_]

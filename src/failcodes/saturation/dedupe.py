@@ -9,6 +9,7 @@ drafts are compared in: docs/saturation.md, step 4 ("Deduplicate").
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -28,7 +29,7 @@ STOPWORDS = frozenset(
     shall among within without upon across""".split()  # noqa: SIM905
 )
 
-_SPLIT = re.compile(r"[^0-9a-z]+")
+_SPLIT = re.compile(r"[\W_]+")
 
 
 def _stem(token: str) -> str:
@@ -39,9 +40,21 @@ def _stem(token: str) -> str:
     return token
 
 
+def _fold(text: str) -> str:
+    """``text`` case-folded, its accents dropped (NFKD, combining marks removed).
+
+    Split on anything but a-z and 0-9, 'Sjögren' was 'sj gren': a reviewer's 'Sjögren
+    syndrome population' beside the codebook's 'Sjogren syndrome population' was a new
+    pattern, counted in the stop rule and the accumulation curve (leaf sj_gren_...), and
+    a name in another script normalised to nothing.
+    """
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 def tokens(text: str) -> list[str]:
     """Normalised content tokens of ``text``, in order (duplicates kept)."""
-    return [_stem(t) for t in _SPLIT.split(text.lower()) if t and t not in STOPWORDS]
+    return [_stem(t) for t in _SPLIT.split(_fold(text)) if t and t not in STOPWORDS]
 
 
 def normalise_name(name: str) -> str:
@@ -51,7 +64,8 @@ def normalise_name(name: str) -> str:
 
 def slug(name: str) -> str:
     """An id-safe form of a name: normalised tokens joined by underscores."""
-    return "_".join(tokens(name)) or "pattern"
+    ascii_tokens = (re.sub(r"[^0-9a-z]", "", t) for t in tokens(name))  # ids: [a-z0-9_]
+    return "_".join(t for t in ascii_tokens if t) or "pattern"
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:

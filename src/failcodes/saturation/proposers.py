@@ -113,7 +113,12 @@ def _cue_tokens(unit: Unit) -> set[str]:
         text = " ".join(p.text for p in unit.passages)
     else:
         text = unit.reasoning or ""
-    return {t for t in tokens(text) if len(t) >= 4 and not t.isdigit() and t not in claim}
+    # ASCII words only (accents are folded): a leaf is named and given an id by its word
+    return {
+        t
+        for t in tokens(text)
+        if len(t) >= 4 and t.isascii() and not t.isdigit() and t not in claim
+    }
 
 
 @dataclass
