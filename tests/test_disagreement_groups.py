@@ -19,7 +19,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from failcodes import columnar, disagreementio, disagreements, labelio, tracecols, traceio
+from failcodes import (
+    columnar,
+    disagreementio,
+    disagreements,
+    disagreementsql,
+    labelio,
+    tracecols,
+    traceio,
+)
 from failcodes.disagreements import (
     GroupSelection,
     count_by_kind,
@@ -152,19 +160,17 @@ def test_only_the_disagreeing_groups_lines_are_fetched(
     traces, labels = _hand_counted(tmp_path)
     fetched: list[int] = []
     runs: list[list[int]] = []
-    fast_line, gather_runs = columnar._fast_line, columnar.gather_runs
+    # (since session 28 the lines are read again by disagreementsql._vouched_lines, not
+    # columnar.gather_runs: its rows per run and the lines it decodes are counted)
+    vouched_lines = disagreementsql._vouched_lines
 
-    def counting_line(*args: Any, accepted: bool = False) -> Any:
-        if accepted:  # the stream's fetches (the scan reads every line unaccepted)
+    def counting_runs(paths: Any, files: Any, offsets: Any, counts: Any, ends: Any) -> Any:
+        runs.append(list(counts))  # the rows of each run fetched
+        for rec in vouched_lines(paths, files, offsets, counts, ends):
             fetched.append(1)
-        return fast_line(*args, accepted=accepted)
+            yield rec
 
-    def counting_runs(*args: Any, **kwargs: Any) -> Any:
-        runs.append(list(args[5]))  # the rows of each run fetched
-        return gather_runs(*args, **kwargs)
-
-    monkeypatch.setattr(columnar, "_fast_line", counting_line)
-    monkeypatch.setattr(columnar, "gather_runs", counting_runs)
+    monkeypatch.setattr(disagreementsql, "_vouched_lines", counting_runs)
     _command([traces], labels, tmp_path / "out.jsonl")
     # 7 disagreements (both mappings) are one chunk of at most 16: one fetch of the distinct
     # disagreeing groups A/s2 (1 claim), A/s3 (2), B/s1 (1), B/s3 (1), in group order

@@ -263,8 +263,8 @@ def test_jsonl_traces_are_written_from_their_lines_read_once(
     read: list[tuple[int, int]] = []
     line_rows = disagreementsql._line_rows
 
-    def reading(columns: Any, groups: Any) -> Any:
-        pieces = line_rows(columns, groups)
+    def reading(columns: Any, groups: Any, *ends: Any) -> Any:
+        pieces = line_rows(columns, groups, *ends)
         origin, rows = columns.origin, []
         for g in groups.tolist():  # (file, row in the file) of each group's rows
             first = int(columns.first[g])
@@ -309,19 +309,17 @@ def test_lines_short_of_their_rows_leave_the_file_to_the_stream(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streamed: list[bool]
 ) -> None:
     # the pieces are matched to rows by position: a read that gave fewer lines than its
-    # groups' rows would put one claim's record under another's disagreement
-    from failcodes import columnar
-
+    # groups' rows would put one claim's record under another's disagreement (the lines
+    # read again by disagreementsql itself since session 28, not columnar.gather_runs)
     plain, _, labels = _files(tmp_path)
     want = _disagreements(plain, labels, tmp_path / "want.jsonl")
     assert streamed == []
-    gather = columnar.gather_runs
+    gather = disagreementsql._vouched_lines
 
-    def short(*args: Any, views: bool = True) -> Any:
-        runs = gather(*args, views=views)
-        return runs if views else [run[:-1] for run in runs]  # (views False: the engine's)
+    def short(*args: Any) -> Any:
+        return list(gather(*args))[:-1]
 
-    monkeypatch.setattr(columnar, "gather_runs", short)
+    monkeypatch.setattr(disagreementsql, "_vouched_lines", short)
     assert _disagreements(plain, labels, tmp_path / "short.jsonl") == want
     assert streamed == [True]
 

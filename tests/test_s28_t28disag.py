@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from failcodes import disagreementsql
+from failcodes.tracelines import Voucher
 from tests.cli_helpers import exit_code
 from tests.test_s27_t27disag import EXPECTED, LABELS, ROWS, _disagreements, _jsonl, _keys, _trace
 
@@ -143,3 +144,73 @@ def test_engine_batches_are_cut_where_a_group_starts() -> None:
     batches = [rows[0] + rows[1], rows[2] + rows[3], rows[4]]
     got = list(disagreementsql._aligned(batches, [0, 3, 4]))
     assert got == [rows[0] + rows[1] + rows[2] + rows[3], rows[4]]
+
+
+def test_a_needed_groups_lines_are_read_again_with_one_pread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The file: a BOM, CRLF line ends, a blank line after a's q1:s1. Its groups: a q1:s0
+    # (rows 0-1), a q1:s1 (2-3), a q2:s0 (4), b q1:s0 (5), b q1:s1 (6), b q2:s0 (7). The
+    # disagreeing ones (EXPECTED: all but a q2:s0; q2:s9 has no claim) are read once each,
+    # in file order, from their first byte to the next group's (the last to the end of the
+    # file): 5 reads, by hand from the lines' lengths. On main's src: no pread (readline).
+    texts = [json.dumps(r).encode() + b"\r\n" for r in ROWS]
+    texts[0] = b"\xef\xbb\xbf" + texts[0]
+    texts[3] += b"\r\n"  # a blank line (no row) ends a's q1:s1
+    traces = tmp_path / "t.jsonl"
+    traces.write_bytes(b"".join(texts))
+    labels = _jsonl(tmp_path / "labels.jsonl", LABELS)
+    start = [sum(map(len, texts[:i])) for i in range(len(texts) + 1)]
+    reads: list[tuple[int, int]] = []
+    pread = os.pread
+
+    def recorded(fd: int, n: int, at: int) -> bytes:
+        reads.append((n, at))
+        return pread(fd, n, at)
+
+    monkeypatch.setattr(os, "pread", recorded)
+    got = _disagreements(traces, labels, tmp_path / "out.jsonl")
+    monkeypatch.setattr(os, "pread", pread)
+    assert reads == [
+        (start[2], 0),  # a q1:s0: rows 0-1, the BOM with them
+        (start[4] - start[2], start[2]),  # a q1:s1: rows 2-3 and the blank line
+        (start[6] - start[5], start[5]),  # b q1:s0
+        (start[7] - start[6], start[6]),  # b q1:s1
+        (start[8] - start[7], start[7]),  # b q2:s0, to the end of the file
+    ]
+    assert _keys(got) == EXPECTED
+    assert got == _streams(tmp_path, monkeypatch, traces, labels)
+
+
+def test_a_blocks_passages_are_counted_a_field_at_a_time() -> None:
+    # Voucher._block_keys counted a block's keys and strings with a tuple per passage
+    # (msgspec astuple: ~1.2M of them in bench_engine's 675 MB file); now only the records
+    # are made tuples. ROWS: 8 records of 2 passages each -> 8 astuple calls, not 8 + 16.
+    vouch = Voucher(rewritten=False)
+    made: list[int] = []
+    astuple = vouch.astuple
+
+    def counted(rec: Any) -> Any:
+        made.append(1)
+        return astuple(rec)
+
+    vouch.astuple = counted
+    bodies = [json.dumps(r).encode() for r in ROWS]
+    recs = [vouch.decode(b) for b in bodies]
+    # the quotes the block needs, by hand: each record's keys and string values, each
+    # passage's 4 keys (passage_id, rank, text, score) and 2 strings (passage_id, text);
+    # ROWS[0] (sentence) and ROWS[6] (raw_verdict) one more key and string each
+    top = [2 * 8] * len(ROWS)  # 8 keys: ids (4), claim, verdict, retriever, passages
+    top = [k + 2 * 7 for k in top]  # 7 strings: all but passages
+    top[0] += 4  # sentence
+    top[6] += 4  # raw_verdict
+    passages = 2 * 2 * (4 + 2)
+    assert vouch._block_keys(recs) == sum(top) + len(ROWS) * passages
+    assert sum(top) + len(ROWS) * passages == sum(b.count(b'"') for b in bodies)
+    assert made == [1] * 8
+    # ranks falling (2 then 1) are still unique; a rank twice is not (the record's own count)
+    falling = [dict(r, passages=r["passages"][::-1]) for r in ROWS]
+    recs = [vouch.decode(json.dumps(r).encode()) for r in falling]
+    assert vouch._block_keys(recs) == sum(top) + len(ROWS) * passages
+    twice = [dict(falling[0], passages=[dict(p, rank=1) for p in falling[0]["passages"]])]
+    assert vouch._block_keys([vouch.decode(json.dumps(twice[0]).encode())]) is None

@@ -53,7 +53,7 @@ _IOV_MAX = 1_024
 #: Whether the system has ``writev`` (POSIX).
 _WRITEV = hasattr(os, "writev")
 #: Sentence groups whose JSONL lines are decoded at a time.
-_LINE_GROUPS = 256
+_LINE_GROUPS = 32
 #: Disagreements taken from the scratch file at a time (a row group of the Parquet output,
 #: as the stream writes them).
 _RECORDS_PER_GROUP = 2_000
@@ -363,30 +363,27 @@ def _batch_rows(got: Any) -> list[bytes]:
     return list(itertools.chain.from_iterable(rows))
 
 
-def _line_rows(columns: SentenceColumns, groups: Any) -> list[_Piece]:
+def _line_rows(columns: SentenceColumns, groups: Any, ends: Any) -> list[_Piece]:
     """The claim rows of ``groups`` (in file order) as pieces, from vouched JSONL lines.
 
-    The lines are those the stream reads (:func:`~failcodes.columnar.gather_runs`). Each
-    decoded line (its struct: the trace's fields in the model's order, nulls written) is
-    encoded once by msgspec and spaced as ``json.dumps`` spaces (``msgspec.json.format``);
-    the pieces are cut from it (the claim record's fields but its sentence) where that is
-    exact (no escape, every score printed as ``repr``), else written by the stdlib. A line
-    msgspec cannot vouch for is the stream's (raises :class:`_DeclinedError`).
+    The lines the strict scan vouched for, read again by byte offset: one ``pread`` a group,
+    to ``ends`` (:func:`_line_ends`). Each line is decoded by the stream's voucher (its
+    struct: the trace's fields in the model's order, nulls written), encoded once by msgspec
+    and spaced as ``json.dumps`` spaces (``msgspec.json.format``); the pieces are cut from
+    it (the claim record's fields but its sentence) where that is exact (no escape, every
+    score printed as ``repr``), else written by the stdlib. A line msgspec cannot vouch for
+    is the stream's (raises :class:`_DeclinedError`).
     """
     import msgspec
-
-    from failcodes.columnar import gather_runs
 
     encode, spaced = msgspec.json.encode, msgspec.json.format
     origin = columns.origin
     assert origin is not None
     out: list[_Piece] = []
-    files, lines, offsets, counts = origin.where(groups, columns.first)
-    runs = gather_runs(origin.paths, origin.formats, files, lines, offsets, counts, {}, views=False)
+    files, _, offsets, counts = origin.where(groups, columns.first)
     t: Any  # (the vouched struct of the line)
-    for t, passages in itertools.chain.from_iterable(runs):
-        if passages is None:
-            raise _DeclinedError  # a line the model reads: the stream's
+    for t in _vouched_lines(origin.paths, files, offsets, counts, ends):
+        passages = t.passages
         if t.evidence_source is None:  # as Trace.evidence derives it
             retrieved = passages or t.retriever is not None
             source = EvidenceSource.RETRIEVED if retrieved else EvidenceSource.NONE
@@ -423,6 +420,69 @@ def _line_rows(columns: SentenceColumns, groups: Any) -> list[_Piece]:
     return out
 
 
+def _line_ends(columns: SentenceColumns, groups: Any) -> list[int]:
+    """Where the lines of each of ``groups`` end: the next group's first byte, or -1 (EOF).
+
+    Every group's rows are one run (no scattered group: :func:`applies`), so the lines from
+    a group's first byte to the next group's (by first row, in the same file) are its rows'
+    and blank lines.
+    """
+    origin = columns.origin
+    assert origin is not None
+    first = columns.first.astype(np.int64)
+    order = np.argsort(first, kind="stable")
+    starts = np.asarray(origin.starts, dtype=np.int64)
+    file_of = np.searchsorted(starts, first, side="right") - 1
+    after = np.searchsorted(first[order], first[groups], side="right")
+    nxt = order[np.minimum(after, len(order) - 1)]
+    same = (after < len(order)) & (file_of[nxt] == file_of[groups])
+    ends: list[int] = np.where(same, origin.offset[nxt].astype(np.int64), -1).tolist()
+    return ends
+
+
+def _vouched_lines(
+    paths: Sequence[Path], files: list[int], offsets: list[int], counts: list[int], ends: Any
+) -> Iterator[Any]:
+    """Each group's rows as the voucher's structs, a ``pread`` a group; blank lines no rows.
+
+    Group ``i`` is ``counts[i]`` rows of file ``files[i]``, its lines from byte ``offsets[i]``
+    to ``ends[i]`` (-1: the end of the file). Raises :class:`_DeclinedError` for a line the
+    voucher cannot vouch for (the model reads it: the stream's), ``ValueError`` for a file
+    that changed since it was read.
+    """
+    from failcodes.tracelines import Voucher
+
+    vouch = Voucher(rewritten=False)
+    fds: dict[int, int] = {}
+    try:
+        for file, at, n, end in zip(files, offsets, counts, ends, strict=True):
+            fd = fds.get(file)
+            if fd is None:
+                fd = fds[file] = os.open(paths[file], os.O_RDONLY)
+            size = (end if end >= 0 else os.fstat(fd).st_size) - at
+            data = os.pread(fd, size, at) if size > 0 else b""
+            if at == 0 and data.startswith(_BOM):
+                data = data[len(_BOM) :]
+            got = 0
+            for body in data.split(b"\n"):
+                if got == n:
+                    break
+                rec = vouch(body, checked=True)
+                if rec is None:
+                    if not body.decode("utf-8", "replace").strip():
+                        continue  # a blank line: no row (the object reader's own test)
+                    raise _DeclinedError  # a line the model reads: the stream's
+                got += 1
+                yield rec
+            if got != n:
+                raise ValueError(f"{paths[file]} changed since it was read")
+    finally:
+        for fd in fds.values():
+            os.close(fd)
+
+
+#: The byte order mark a file's first line may begin with.
+_BOM = b"\xef\xbb\xbf"
 #: The length of ', "sentence": ' and of ', "claim_id": ' (a value follows).
 _SENTENCE_KEY, _CLAIM_ID_KEY = len(b', "sentence": '), len(b', "claim_id": ')
 #: A trace's fields a claim record leaves out (the others are its fields, in its order).
@@ -496,7 +556,11 @@ def _write_file(
         parts: Iterable[Any]
         if con is None:
             at = range(0, len(groups), _LINE_GROUPS)
-            parts = (_line_rows(columns, groups[a : a + _LINE_GROUPS]) for a in at)
+            ends = _line_ends(columns, groups)
+            parts = (
+                _line_rows(columns, groups[a : a + _LINE_GROUPS], ends[a : a + _LINE_GROUPS])
+                for a in at
+            )
         else:
             starts = np.searchsorted(need, columns.first[groups].astype(np.int64))
             parts = _aligned(_engine_rows(con, columns, need, True), starts.tolist())
