@@ -171,3 +171,40 @@ def test_agreement_arguments_from_python_are_checked_as_agree_checks_them() -> N
     # clusters of 5 rows in 3 units: percent by hand over rows, 3 of 5 agree = 0.6
     pooled = fc.agreement_table(five, ["percent"], clusters=["a", "a", "b", "c", "c"])[0]
     assert (pooled.value, pooled.n_units, pooled.n_rows) == (pytest.approx(0.6), 3, 5)
+
+
+def test_a_coder_annotating_a_unit_twice_is_refused_naming_the_file_and_both_lines(
+    tmp_path: Path,
+) -> None:
+    """Before: an annotation file where alice annotated u1 twice (once exact_entity, once
+    entity_mismatch) was refused as "coder 'alice' annotated unit 'u1' twice; keep one
+    annotation per unit and coder", naming no file nor line. Now file:line, field and the
+    line of the first annotation."""
+    from failcodes.annotations import Annotation, CoderKind
+    from failcodes.codebook import bundled
+    from failcodes.units import UnitKind
+
+    cb = bundled()
+
+    def ann(unit: str, coder: str, kind: CoderKind, entity: str) -> Annotation:
+        codes = {"entity_match": entity, "scope": "exact_scope"}
+        return Annotation(
+            unit_id=unit,
+            unit_kind=UnitKind.RETRIEVAL,
+            codebook=cb.ref(),
+            coder=coder,
+            coder_kind=kind,
+            codes=codes,
+        )
+
+    rows = [ann(f"u{i}", "alice", CoderKind.HUMAN, "exact_entity") for i in range(3)]
+    rows += [ann(f"u{i}", "judge", CoderKind.LLM, "exact_entity") for i in range(3)]
+    rows.append(ann("u1", "alice", CoderKind.HUMAN, "entity_mismatch"))  # line 7
+    path = tmp_path / "a.jsonl"
+    path.write_text("".join(a.model_dump_json() + "\n" for a in rows), encoding="utf-8")
+    with pytest.raises(FailcodesError) as caught:
+        fc.run(fc.AgreeRequest(file=path, bootstrap=0), note=None)
+    assert str(caught.value) == (
+        f"{path}:7, field 'unit_id': coder 'alice' annotated unit 'u1' on line 2 too: keep "
+        "one annotation per unit and coder"
+    )

@@ -473,7 +473,7 @@ def _coders_written_one_way(
 def _one_kind_per_coder(
     annotations: Sequence[Annotation], lines: Sequence[int], path: Path
 ) -> None:
-    """Refuse a coder whose annotations give two kinds (human on one line, llm on another).
+    """Refuse a coder of two kinds (human on one line, llm on another), or of a unit twice.
 
     The last line decided the kind, and with it whether the human-vs-machine rows per code
     were computed at all (12 rows, or none), exit 0.
@@ -488,6 +488,17 @@ def _one_kind_per_coder(
                 path=path,
                 line=line,
                 field="coder_kind",
+            )
+    seen: dict[tuple[str, str], int] = {}
+    for ann, line in zip(annotations, lines, strict=False):
+        at = seen.setdefault((ann.unit_id, ann.coder), line)
+        if at != line:  # the statistics' refusal named no file nor line
+            raise InputError(
+                f"coder '{ann.coder}' annotated unit '{ann.unit_id}' on line {at} too: keep "
+                "one annotation per unit and coder",
+                path=path,
+                line=line,
+                field="unit_id",
             )
 
 
