@@ -219,3 +219,28 @@ def test_slug_and_tokens_fold_accents_and_keep_ascii_as_before() -> None:
     # a name in another script keeps its words (main: no token, so every such name was one)
     assert normalise_name("Μελέτη σε ζώα") == "μελετη σε ζωα"
     assert slug("Μελέτη σε ζώα") == "pattern"  # an id is [a-z0-9_]
+
+
+def test_true_false_written_as_strings() -> None:
+    # a converted export writes flags as strings. main read "false" as true (a non-empty
+    # string): all 3 annotations skips, no review kept. By hand: alice's two annotations are
+    # reviews (lead time 12.5 s from "12.5"), bob's "true" a skip; alice's "true" ground truth.
+    tasks = _string_id_export()
+    first, second = tasks[0]["annotations"]
+    first.update(was_cancelled="false", lead_time="12.5")
+    second.update(was_cancelled="true", ground_truth="false")
+    tasks[1]["annotations"] = [tasks[1]["annotations"][0]]
+    tasks[1]["annotations"][0].update(was_cancelled="False", ground_truth="true")
+    res = annotations_from_export(
+        tasks, toy_codebook(), UnitKind.RETRIEVAL, users={3: "alice@x.org", 4: "bob@x.org"}
+    )
+    got = sorted((a.coder, a.status.value, a.lead_time_s or 0.0) for a in res.annotations)
+    assert got == [
+        ("alice@x.org", "scored", 5.0),
+        ("alice@x.org", "scored", 12.5),
+        ("bob@x.org", "unscored", 5.0),
+    ]
+    assert res.ground_truth == {"alice@x.org": 1}
+    tasks[0]["annotations"][0]["was_cancelled"] = "maybe"
+    with pytest.raises(InputError, match=r"annotation 1 has was_cancelled 'maybe' \(expected"):
+        annotations_from_export(tasks, toy_codebook(), UnitKind.RETRIEVAL)

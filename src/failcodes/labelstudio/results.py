@@ -83,6 +83,27 @@ def _id(value: Any) -> int | None:
     return None
 
 
+_TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no", "")
+
+
+def _flag(raw: Mapping[str, Any], key: str, task_id: int | None, source: str) -> bool:
+    """A true/false field of an annotation, also written as a string (a converted export).
+
+    ``"was_cancelled": "false"`` was true (a non-empty string): every annotation of such an
+    export was a skip, no review kept, exit 0. A string that is no yes/no is refused.
+    """
+    value = raw.get(key)
+    if not isinstance(value, str):
+        return bool(value) if isinstance(value, bool | int | float) or value is None else True
+    word = value.strip().lower()
+    if word in _TRUE or word in _FALSE:
+        return word in _TRUE
+    raise InputError(
+        f"task {task_id}: annotation {raw.get('id')} has {key} {value!r} (expected true or false)",
+        path=source,
+    )
+
+
 def _coder(completed_by: Any, users: Mapping[int, str]) -> str | None:
     """Email or username of the annotator (exports hold an id or a user object); None if none."""
     if isinstance(completed_by, dict):
@@ -207,6 +228,18 @@ def _later(was: _Order, new: _Order) -> tuple[bool, str]:
     if old_id is not None and new_id is not None:
         return new_id > old_id, "the one with the higher annotation id (no time on one)"
     return True, "the one listed last in the export (no time and no id on one)"
+
+
+def _seconds(lead: Any) -> float | None:
+    """Label Studio's lead time in seconds: a number, or one written as a string."""
+    if isinstance(lead, str):
+        try:
+            lead = float(lead)
+        except ValueError:
+            return None
+    if isinstance(lead, bool) or not isinstance(lead, int | float) or lead != lead:
+        return None
+    return float(lead)
 
 
 def _text(item: Mapping[str, Any]) -> str | None:
@@ -358,7 +391,10 @@ def annotations_from_export(
                     )
                 )
                 continue
-            ann, problems = _one_annotation(raw, unit, (task_id, place), kind, ref, dims, users)
+            cancelled = _flag(raw, "was_cancelled", task_id, source)
+            ann, problems = _one_annotation(
+                raw, unit, (task_id, place, cancelled), kind, ref, dims, users
+            )
             result.problems.extend(problems)
             key = (unit, ann.coder)
             order = _order(raw)
@@ -384,7 +420,7 @@ def annotations_from_export(
                 if not later:
                     continue
             kept[key] = (task_id, ann, order)
-            (marked.add if raw.get("ground_truth") is True else marked.discard)(key)
+            (marked.add if _flag(raw, "ground_truth", task_id, source) else marked.discard)(key)
             # the prediction the reviewer saw, {} when none; no field at all (the tasks API
             # leaves it out) on a task holding predictions was read as a blind review
             unknown = "prediction" not in raw and bool(task.get("predictions"))
@@ -412,13 +448,13 @@ def annotations_from_export(
 def _one_annotation(
     raw: Mapping[str, Any],
     unit: str,
-    where: tuple[int | None, int],
+    where: tuple[int | None, int, bool],
     kind: UnitKind,
     ref: Any,
     dims: Mapping[str, Dimension],
     users: Mapping[int, str],
 ) -> tuple[Annotation, list[ReviewProblem]]:
-    task_id, place = where
+    task_id, place, cancelled = where
     coder = _coder(raw.get("completed_by"), users)
     # no annotator (a trimmed or hand-made export): every such annotation was one coder
     # 'unknown-annotator', and a unit's second was dropped as the same coder's (a real review
@@ -514,7 +550,6 @@ def _one_annotation(
         codes[name] = ordered[0]
         if multi:
             code_sets[name] = ordered
-    cancelled = bool(raw.get("was_cancelled"))
     if not cancelled:
         for dim_id in dims:
             if dim_id not in codes and not any(p.dimension == dim_id for p in problems):
@@ -544,7 +579,7 @@ def _one_annotation(
         code_sets={} if cancelled else code_sets,
         rationale=comment,
         proposal=proposal,
-        lead_time_s=float(lead) if isinstance(lead, int | float) else None,
+        lead_time_s=_seconds(lead),
         **extra,
     )
     return ann, problems
