@@ -280,3 +280,94 @@ def test_a_span_begun_at_the_sentence_befores_full_stop_labels_one_sentence(
     assert code == 0, err
     (row,) = json.loads(out)
     assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 0, 0, 2)
+
+
+def test_a_missing_mark_in_a_reasoning_column_is_no_reasoning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = _write_csv(
+        tmp_path / "r.csv",
+        ["question_id", "sentence_id", "claim", "verdict", "explanation"],
+        [
+            ["q1", "s1", "Aspirin cures cancer.", "supported", "N/A"],
+            ["q1", "s2", "Ibuprofen is an NSAID.", "refuted", "None"],
+            ["q2", "s3", "Statins lower LDL.", "refuted", "The passage says so."],
+            ["q2", "s4", "Warfarin is an anticoagulant.", "supported", "nan"],
+        ],
+    )
+    labels_csv = _write_csv(
+        tmp_path / "l.csv",
+        ["sentence_id", "has_error"],
+        [["s1", "true"], ["s2", "false"], ["s3", "false"], ["s4", "false"]],
+    )
+    traces = tmp_path / "t.jsonl"
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(traces), "--system", "A",
+         "--map", "explanation=reasoning", "--evidence", "none"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    got = {
+        t["sentence_id"]: t.get("reasoning")
+        for t in map(json.loads, traces.read_text(encoding="utf-8").splitlines())
+    }
+    # by hand: one verifier reasoning, s3's (main: 'N/A', 'None' and 'nan' were reasonings)
+    assert got == {"s1": None, "s2": None, "s3": "The passage says so.", "s4": None}
+    assert f"3 reasoning cell(s) holding a missing mark (first at {table}:2)" in err
+    # the 3 disagreements (s1 FN, s2 FP, s3 FP): judge reasoning codes s3's alone (main: 3)
+    dis = tmp_path / "d.jsonl"
+    code, _, err = run_cli(
+        ["disagreements", "--traces", str(traces), "--labels", str(labels_csv),
+         "-o", str(dis)],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    code, out, err = run_cli(
+        ["judge", "reasoning", "--from", str(dis), "--judge", "offline", "--codebook",
+         str(CODEBOOK), "-o", str(tmp_path / "jr")],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert "scored: 1;" in out + err
+
+
+def test_a_passage_text_that_is_a_link_alone_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = _write_csv(
+        tmp_path / "u.csv",
+        ["question_id", "sentence_id", "claim", "verdict", "source_1"],
+        [
+            ["q1", "s1", "Aspirin cures cancer.", "supported", "Aspirin does not cure cancer."],
+            ["q1", "s2", "Ibuprofen is an NSAID.", "supported",
+             "https://pubmed.ncbi.nlm.nih.gov/12345678/"],
+        ],
+    )  # fmt: skip
+    traces = tmp_path / "t.jsonl"
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(traces), "--system", "A",
+         "--passage-column", "source_1", "--evidence", "retrieved"],
+        capsys,
+    )  # fmt: skip
+    # main: exit 0, the link a passage the judge coded (irrelevant) and attribution blamed
+    # retrieval on ("none of the 1 retrieved passages is high quality")
+    assert code == 2
+    assert f"{table}:3, field 'source_1': a passage's text is a reference alone" in err
+    assert not traces.exists()
+    # a passage object whose text key holds a DOI, or a PMID: refused alike
+    for ref in ("doi:10.1000/xyz123", "PMID: 23456789"):
+        doc = tmp_path / "d.jsonl"
+        doc.write_text(
+            json.dumps(
+                {"system": "A", "question_id": "q1", "sentence_id": "s1", "claim": "x",
+                 "verdict": "supported", "docs": [{"t": "Aspirin is an NSAID."}, {"t": ref}]}
+            ) + "\n",
+            encoding="utf-8",
+        )  # fmt: skip
+        code, _, err = run_cli(
+            ["ingest", "generic", str(doc), "-o", str(traces), "--map", "docs=passages",
+             "--map", "t=text"],
+            capsys,
+        )  # fmt: skip
+        assert code == 2
+        assert "field 'passages[1].text': a passage's text is a reference alone" in err

@@ -347,13 +347,13 @@ def _passages(
         if isinstance(cell, str):
             cell = _listed_texts(cell, pc.column, path, line)
         if isinstance(cell, str):
-            items = [cell] if cell.strip() and not passage_mark(cell) else []
+            items = [cell] if cell.strip() and not missing_mark(cell) else []
             ids = [f"{claim_id}:{pc.column}"]
             rank += 1
             ranks = [rank]
         elif isinstance(cell, list) and all(isinstance(x, str | None) for x in cell):
             # a missing item (a Parquet list's null) is no passage, as a blank one is not
-            items = [x for x in cell if x is not None and x.strip() and not passage_mark(x)]
+            items = [x for x in cell if x is not None and x.strip() and not missing_mark(x)]
             ids = [f"{claim_id}:{pc.column}:{i}" for i in range(1, len(items) + 1)]
             ranks = list(range(rank + 1, rank + len(items) + 1))
             rank += len(items)
@@ -369,6 +369,7 @@ def _passages(
                 field=pc.column,
             )
         for pid, text, place in zip(ids, items, ranks, strict=False):
+            refuse_reference(text, path, line, pc.column)
             passage: dict[str, Any] = {"passage_id": pid, "rank": place, "text": text}
             if pc.source is not None:
                 passage["source"] = pc.source
@@ -376,33 +377,72 @@ def _passages(
     return out
 
 
-def _count_marks(tally: _Tally, row: _Row, spec: TableSpec) -> None:
+def _count_marks(tally: _Tally, row: _Row, spec: TableSpec, reasoning: Sequence[str]) -> None:
     """Count the row's passage cells holding a missing mark (:func:`passage_mark`), once a row.
 
     ``--verdict-column`` makes one row a trace per system: the row's cells count once.
     """
-    if tally.first_marked is not None and tally.last_marked == (row.path, row.line):
+    if tally.last_marked == (row.path, row.line):
         return
+    tally.last_marked = (row.path, row.line)
     n = sum(
-        isinstance(cell := row.raw.get(pc.column), str) and passage_mark(cell)
+        isinstance(cell := row.raw.get(pc.column), str) and missing_mark(cell)
         for pc in spec.passage_columns
     )
     if n:
         tally.marked += n
         tally.first_marked = tally.first_marked or (row.path, row.line)
-        tally.last_marked = (row.path, row.line)
+    if row.trace.reasoning is None and any(
+        isinstance(cell := row.raw.get(c), str) and missing_mark(cell) for c in reasoning
+    ):
+        tally.reasoned += 1
+        tally.first_reasoned = tally.first_reasoned or (row.path, row.line)
 
 
-def passage_mark(text: str) -> bool:
-    """Whether a passage column's text is a missing mark, no passage as a blank cell is not.
+def _sources_of(target: str, spec: TableSpec) -> list[str]:
+    """The columns a row's ``target`` field is read from (``--map``, else its own name)."""
+    mapped = [c for c, targets in spec.column_map.items() if target in targets]
+    return mapped or ([] if target in spec.column_map else [target])
+
+
+def missing_mark(text: str) -> bool:
+    """Whether a text is a missing mark: no passage (or reasoning), as a blank cell is none.
 
     R's ``NA``, Excel's ``#N/A``, pandas' ``nan`` (``astype(str)``), a program's ``None``
     or a spreadsheet's ``-`` where the retriever found nothing were each one passage of that
     text: a closed claim read as retrieved, Table 8 counting ``N/A`` as a coded passage (3
     units, all irrelevant, where there were none) and attribution saying "none of the 1
-    retrieved passages is high quality" for "no passage retrieved", exit 0.
+    retrieved passages is high quality" for "no passage retrieved", exit 0. A reasoning cell
+    so written was coded by ``judge reasoning`` as the verifier's reasoning (Table 9).
     """
-    return text.strip().lower() in NO_VERDICT_MARKS
+    return len(text) < 32 and text.strip().lower() in NO_VERDICT_MARKS
+
+
+#: A text that is a reference alone: a link, a DOI, a PubMed or PMC id.
+_REFERENCE = re.compile(
+    r"(?:https?://|www\.)\S+|(?:doi:\s*)?10\.\d{4,9}/\S+|pmid:?\s*\d+|pmc\d+|doi:\s*\S+",
+    re.IGNORECASE,
+)
+
+
+def refuse_reference(text: object, path: Path, line: int, field: str) -> None:
+    """Refuse a passage whose text is a reference alone (a URL, a DOI, ``PMID: 123``).
+
+    A table keeping the retrieved documents' links, not their texts, was read as passages of
+    those texts: the judge coded each link as retrieved evidence (all irrelevant), Table 8
+    counted them and attribution blamed retrieval for every disagreement ("none of the 2
+    retrieved passages is high quality"), exit 0, where no passage text was there to assess.
+    """
+    if isinstance(text, str) and len(text) < 2048 and _REFERENCE.fullmatch(text.strip()):
+        raise InputError(
+            f"a passage's text is a reference alone ({clip(repr(text.strip()))}), not the "
+            "text retrieved: the judge codes a passage's text and Table 8 counts it (a link "
+            "read as evidence blamed the retriever); give the retrieved texts (a column or "
+            "passage key holding them), the link as the passage's source",
+            path=path,
+            line=line,
+            field=field,
+        )
 
 
 def _list_literal(cell: str) -> list[Any] | None:
@@ -647,6 +687,8 @@ def _row(
     ):
         if value is not None and name not in rec:
             rec[name] = value
+    if isinstance(rec.get("reasoning"), str) and missing_mark(rec["reasoning"]):
+        del rec["reasoning"]  # the verifier gave none (R's NA, a program's None)
     if spec.passage_columns:
         if "passages" in rec:
             raise InputError(
@@ -668,6 +710,9 @@ def _row(
                 else p
                 for i, p in enumerate(rec["passages"], start=1)
             ]
+            for i, p in enumerate(rec["passages"]):
+                if isinstance(p, dict):
+                    refuse_reference(p.get("text"), path, line, f"passages[{i}].text")
     declared = spec.verdict_of(rec.get("system"))
     if declared is not None:
         own = rec.get("verdict")
@@ -893,6 +938,7 @@ class TableStream:
         tally = _Tally(RuleLabels(self.spec.label_level, same_text=not self.spec.label_scope_given))
         tally.scores.error = self.spec.score_means == "error"
         checks = _Checks()
+        reasoning_columns = _sources_of("reasoning", self.spec)
         try:
             for row in self._rows(tally, lines=self.lines):
                 checks.rows, checks.texted = checks.rows + 1, False
@@ -929,8 +975,8 @@ class TableStream:
                 word = None if said is None else alias_word(_verdict_cell(row.raw, self.spec), said)
                 if word:
                     tally.truths.setdefault(row.path, Counter())[word] += 1
-                if self.spec.passage_columns:
-                    _count_marks(tally, row, self.spec)
+                if row.raw and (self.spec.passage_columns or reasoning_columns):
+                    _count_marks(tally, row, self.spec, reasoning_columns)
                 yield row.trace
         except InputError:
             self._confirm(checks)  # a repeated key before the bad row is the first error
@@ -1228,6 +1274,13 @@ class TableStream:
                 f"null, None or -; first at {marked_path}:{marked_line}) read as no passage, as "
                 "a blank cell is: the retriever found nothing there"
             )
+        if tally.first_reasoned is not None:
+            marked_path, marked_line = tally.first_reasoned
+            self.notes.append(
+                f"{tally.reasoned:,} reasoning cell(s) holding a missing mark (first at "
+                f"{marked_path}:{marked_line}) read as no reasoning: judge reasoning has none "
+                "of theirs to code"
+            )
         for path, truths in tally.truths.items():  # a detector's "true: hallucinated"
             # read as supported, unsaid; named by its file: three inputs' notes read alike
             if +truths:
@@ -1483,6 +1536,9 @@ class _Tally:
     marked: int = 0
     first_marked: tuple[Path, int] | None = None
     last_marked: tuple[Path, int] | None = None
+    #: rows whose reasoning cell holds a missing mark, read as no reasoning, and the first
+    reasoned: int = 0
+    first_reasoned: tuple[Path, int] | None = None
     #: sentence ids the tool made (no column gives one), by the hash of (system, question,
     #: sentence text) of a claim row: the id and its line (:func:`_one_sentence_one_id`)
     made_ids: dict[int, tuple[str, int]] = field(default_factory=dict)
