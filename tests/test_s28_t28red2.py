@@ -208,3 +208,25 @@ def test_a_coder_annotating_a_unit_twice_is_refused_naming_the_file_and_both_lin
         f"{path}:7, field 'unit_id': coder 'alice' annotated unit 'u1' on line 2 too: keep "
         "one annotation per unit and coder"
     )
+
+
+def test_ppi_mean_says_when_the_labelled_units_are_no_random_draw() -> None:
+    """Before: 12 labelled units of which the judge coded 6 (each right: y = yhat), beside 40
+    unlabelled it coded 0, gave the corrected share 0.0 (lam 1: 0 + 0.5 - 0.5) and the human
+    one 0.5 with only the Wald note, though a random draw of 12 of these 52 units holds all
+    6 of the judge's 1s with probability C(12,6) / C(52,6) = 924 / 20,358,520 = 4.5e-05: the
+    units were chosen by the judge's code (a review of what it flagged), and both estimates
+    miss the cell's 6/52 = 0.115. The report tests reviews missing at random the same way
+    (two-sided Fisher exact test, docs/review.md); ppi_mean now says it."""
+    result = fc.ppi_mean([1, 0] * 6, [1, 0] * 6, [0] * 40)
+    assert result.estimate == pytest.approx(0.0, abs=1e-12)
+    # two-sided Fisher p: only the observed table is as unlikely (a = 5: 792 * 40 / C(52,6)
+    # = 0.0016; a = 0: C(40,6) / C(52,6) = 0.19), so p = 924 / 20358520
+    assert result.warning is not None
+    assert (
+        "the labelled units look unlike a random draw of all: the judge coded 1 on 6 of 12 "
+        f"labelled and 0 of 40 unlabelled (two-sided Fisher exact p = {924 / 20358520:.2g})"
+    ) in result.warning
+    # a draw like a random one: judge 1 on 3 of 12 labelled, 10 of 40 unlabelled: no word
+    calm = fc.ppi_mean([1, 1, 1] + [0] * 9, [1, 1, 1] + [0] * 9, [1] * 10 + [0] * 30)
+    assert calm.warning is not None and "random draw" not in calm.warning

@@ -503,7 +503,9 @@ class PPIResult(FrozenModel):
         description="Why the Wald interval may not hold its coverage. For 0/1 codes always "
         "(Wald's interval is asymptotic and under-covers in the review regime, and a rule on the "
         "drawn codes would select its own failures): it names exact_low/exact_high. Else a "
-        "zero-width interval or fewer than SMALL_STRATUM labelled units.",
+        "zero-width interval or fewer than SMALL_STRATUM labelled units. First, for 0/1 "
+        "codes, labelled units unlike a random draw (the judge's codes of labelled and "
+        "unlabelled units, two-sided Fisher exact p < NOT_RANDOM_P).",
     )
 
 
@@ -511,10 +513,38 @@ class PPIResult(FrozenModel):
 NOTE_PREFIX = "coverage not assured"
 
 
+#: Below this two-sided Fisher p-value the judge's codes of the labelled and the unlabelled
+#: units look unlike a random draw (the report's test of reviews missing at random).
+NOT_RANDOM_P = 0.05
+
+
+def _drawn_unlike(m: Moments) -> str:
+    """``ppi_mean``'s words when the judge's 1s are far likelier labelled than not ("" if not).
+
+    PPI takes the labelled units as a random draw of all: 12 labelled of which the judge coded
+    6, beside 40 unlabelled it coded 0, is a sample chosen by the judge's code.
+    """
+    a, n, c, big_n = (round(float(v)) for v in (m.sum_yhat, m.n, m.sum_u, m.n_unlabeled))
+    if big_n == 0 or a + c in (0, n + big_n):
+        return ""
+    from scipy.stats import fisher_exact  # lazy: scipy.stats costs ~0.3 s at start-up
+
+    p = float(fisher_exact([[a, n - a], [c, big_n - c]]).pvalue)
+    if p >= NOT_RANDOM_P:
+        return ""
+    return (
+        f"the labelled units look unlike a random draw of all: the judge coded 1 on {a} of "
+        f"{n} labelled and {c} of {big_n} unlabelled (two-sided Fisher exact p = {p:.2g}), and "
+        "PPI takes them as one (draw them at random, e.g. failcodes review plan, or stratify "
+        "by the judge's code); "
+    )
+
+
 def _binary_note(m: Moments, se: float, exact: tuple[float, float]) -> str:
     """:func:`ppi_mean`'s note for 0/1 codes, whatever was drawn (the design, not the draw)."""
     _, human_only, judge_only_n, _ = cell_counts(m)
-    zero = f"zero-width interval from {int(m.n)} labelled unit(s); " if se == 0 else ""
+    zero = _drawn_unlike(m)
+    zero += f"zero-width interval from {int(m.n)} labelled unit(s); " if se == 0 else ""
     refused = (
         f"; failcodes prints no share from fewer than {MIN_REVIEWED} reviewed units"
         if m.n < MIN_REVIEWED
