@@ -244,3 +244,21 @@ def test_true_false_written_as_strings() -> None:
     tasks[0]["annotations"][0]["was_cancelled"] = "maybe"
     with pytest.raises(InputError, match=r"annotation 1 has was_cancelled 'maybe' \(expected"):
         annotations_from_export(tasks, toy_codebook(), UnitKind.RETRIEVAL)
+
+
+def test_import_says_how_many_reviewers_proposed_a_new_code(tmp_path: Path, run: Any) -> None:  # noqa: F811
+    # the config's free-text 'other_code' is kept in Annotation.proposal and no command reads
+    # it: main's summary line said nothing of it. Here 1 of the 3 annotations proposes one.
+    from tests.test_labelstudio_tasks import text
+
+    cb = toy_codebook()
+    cb_path = tmp_path / codebooks.file_name(cb.name, cb.version)
+    cb_path.write_text(codebooks.dump(cb), encoding="utf-8")
+    tasks = _string_id_export()
+    tasks[0]["annotations"][1]["result"] = [*B, text("other_code", "paediatric population")]
+    (tmp_path / "export.json").write_text(json.dumps(tasks), encoding="utf-8")
+    proc = run(
+        "import", "export.json", "-p", "retrieval", "-c", cb_path, "-o", "h.jsonl", cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "; 1 proposes a new code (the annotations' `proposal` field" in proc.stdout

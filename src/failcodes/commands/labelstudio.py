@@ -579,9 +579,18 @@ class ReviewsResult(FrozenModel):
             if marked
             else ""
         )
+        # a reviewer's proposed new code (the config's free-text field) is kept in the
+        # annotation's `proposal` and read by no command: it went unsaid
+        n = sum(1 for a in result.annotations if a.proposal)
+        proposed = (
+            f"; {n} propose{'s' if n == 1 else ''} a new code (the annotations' `proposal` "
+            "field; no command reads it: weigh it for the codebook by hand)"
+            if n
+            else ""
+        )
         lines.append(
             f"{len(result.annotations)} annotations from {len(coders)} coder(s) on "
-            f"{result.tasks} tasks -> {self.out}{skipped}{drafts}{truth}{warned}"
+            f"{result.tasks} tasks -> {self.out}{skipped}{drafts}{truth}{proposed}{warned}"
         )
         return lines
 
