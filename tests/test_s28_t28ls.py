@@ -262,3 +262,29 @@ def test_import_says_how_many_reviewers_proposed_a_new_code(tmp_path: Path, run:
     )
     assert proc.returncode == 0, proc.stderr
     assert "; 1 proposes a new code (the annotations' `proposal` field" in proc.stdout
+
+
+def test_an_export_that_is_no_list_is_said_so_with_user_names(tmp_path: Path, run: Any) -> None:  # noqa: F811
+    # {"tasks": [...]} (an API answer, not an export) with --user 3=alice: main refused
+    # '--user 3=alice@x.org: no annotation in the export is by user id 3 (the ids it holds:
+    # none: it names its annotators itself)' though user 3 annotated; without --user it said
+    # what is wrong. Now it says so with --user too.
+    cb = toy_codebook()
+    cb_path = tmp_path / codebooks.file_name(cb.name, cb.version)
+    cb_path.write_text(codebooks.dump(cb), encoding="utf-8")
+    (tmp_path / "x.json").write_text(json.dumps({"tasks": _string_id_export()}), encoding="utf-8")
+    proc = run(
+        "import",
+        "x.json",
+        "-p",
+        "retrieval",
+        "-c",
+        cb_path,
+        "--user",
+        "3=alice@x.org",
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "failcodes: error: x.json: not a Label Studio JSON export (expected a list of tasks)"
+    ]

@@ -138,8 +138,10 @@ def check_users(tasks: Any, users: Mapping[int, str], source: str) -> None:
     or the ids of another server). A roster naming every annotator of the export, and others
     (the team's, given to each blind project's export), is taken.
     """
+    if not isinstance(tasks, list):  # no export: annotations_from_export says so (this said
+        return  # 'no annotation ... by user id 3 (the ids it holds: none ...)')
     held: set[int] = set()
-    for task in tasks if isinstance(tasks, list) else []:
+    for task in tasks:
         held |= annotator_ids(task)
     check_user_ids(held, users, source)
 
