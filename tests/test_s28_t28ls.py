@@ -288,3 +288,21 @@ def test_an_export_that_is_no_list_is_said_so_with_user_names(tmp_path: Path, ru
     assert proc.stderr.strip().splitlines() == [
         "failcodes: error: x.json: not a Label Studio JSON export (expected a list of tasks)"
     ]
+
+
+def test_a_plan_too_small_for_its_strata_says_the_size_it_takes() -> None:
+    # 11 units: system A 9 (3 coded entity_mismatch, 6 exact_entity), B 2 (one of each), by
+    # system x code: 4 strata of 6, 3, 1, 1 units, which take 2 + 2 + 1 + 1 = 6 reviews (a
+    # 1-unit stratum is a census). main said each needs 2 (8) and no size.
+    import pandas as pd
+
+    from failcodes.reviewplan import StratifyBy, draw_plan
+    from tests.test_review_plan import coded_table
+
+    entity = {f"u{i:02d}": "exact_entity" if i % 3 else "entity_mismatch" for i in range(11)}
+    table: pd.DataFrame = coded_table(entity, {u: "AB"[i >= 9] for i, u in enumerate(entity)})
+    with pytest.raises(InputError, match="it takes --size 6 at least"):
+        draw_plan(
+            table, UnitKind.RETRIEVAL, name="p", size=4, seed=0, source="x.csv",
+            source_sha256="0" * 64, stratify=[StratifyBy.SYSTEM, StratifyBy.CODE],
+        )  # fmt: skip

@@ -241,7 +241,8 @@ def _allocate(sizes: Sequence[int], total: int) -> list[int]:
     if sum(floor) > total:
         raise InputError(
             f"a stratified sample of {total} cannot give each of {len(sizes)} strata the 2 "
-            "reviewed units the estimates need; raise --size or stratify by less"
+            "reviewed units the estimates need (a stratum of 1 unit: that one): it takes "
+            f"--size {sum(floor)} at least; raise --size or stratify by less"
         )
     quotas = [total * s / population for s in sizes]
     alloc = [max(f, min(s, int(q))) for f, s, q in zip(floor, sizes, quotas, strict=True)]
