@@ -102,6 +102,33 @@ def test_a_long_tables_code_given_a_pair_twice_is_refused(
     )
 
 
+def test_an_annotations_code_set_naming_a_code_twice_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An annotation file's ``code_sets`` ``["overreach", "overreach"]`` was read as {overreach}.
+
+    Judges and Label Studio never write a repeat (codebook order, each code once); a file
+    edited by hand may. The annotation reader (the model and the fast line reader alike)
+    refuses it naming the line: line 81 is dr_a's annotation of u040 (80 annotations
+    before it, two per unit, tests/test_agreement_sets.py's data).
+    """
+    from tests.cli_helpers import run_cli
+    from tests.test_agreement_sets import missed_co_occurring_code
+
+    lines = [a.model_dump_json() for a in missed_co_occurring_code()]
+    at = next(i for i, line in enumerate(lines) if '"inference":["overreach"]' in line)
+    assert (at, json.loads(lines[at])["unit_id"]) == (80, "u040")
+    lines[at] = lines[at].replace('["overreach"]', '["overreach","overreach"]')
+    path = tmp_path / "annotations.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, stdout, err = run_cli(["agree", str(path), "--bootstrap", "0"], capsys)
+    assert (code, stdout) == (2, "")
+    assert err == (
+        f"failcodes: error: {path}:81: code_sets['inference'] names 'overreach' twice: a code "
+        "set holds each code once (a typo for another code, or a double entry?)\n"
+    )
+
+
 # --------------------------------------------------------------------------- item 2: --by
 
 
@@ -408,3 +435,35 @@ def test_the_tools_own_parquet_is_read_as_traces_not_as_a_foreign_table(
     assert code == 2
     assert err.startswith(f"failcodes: error: {parts[0]}:2, field 'claim_id': ")
     assert not merged.exists()
+
+
+def test_a_column_named_unlike_the_raters_read_as_one_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``rater_a,rater_b,rater_c,year`` with year 1..3: a fourth rater, said only in the list.
+
+    Fleiss over the four columns 0.407, over the three raters 0.486 (statsmodels'
+    fleiss_kappa of both; by hand for three: P = 4/6, p = 4/18, 7/18, 7/18, Pe = 114/324,
+    (2/3 - 114/324) / (1 - 114/324) = 0.4857). The first line names the column read as a
+    rater though named unlike the others, with the --raters that leaves it out.
+    """
+    from tests.cli_helpers import AGREE_JSON, ratings_file, run_cli
+
+    table = ratings_file(
+        tmp_path,
+        "item,rater_a,rater_b,rater_c,year\n1,1,2,1,1\n2,2,2,2,2\n3,3,3,3,1\n4,1,1,2,3\n"
+        "5,2,3,2,2\n6,3,3,3,3\n",
+    )
+    code, stdout, _ = run_cli(["agree", str(table), "--stat", "fleiss", *AGREE_JSON], capsys)
+    assert code == 0
+    [row] = json.loads(stdout)
+    assert row["value"] == pytest.approx(0.4074074)
+    assert (
+        "; read as raters though not named like the others (their values are ratings): year (a "
+        "covariate? --raters rater_a,rater_b,rater_c leaves it out); "
+    ) in row["notes"][0]
+    given = ["--raters", "rater_a,rater_b,rater_c", "--stat", "fleiss", *AGREE_JSON]
+    code, stdout, _ = run_cli(["agree", str(table), *given], capsys)
+    [row] = json.loads(stdout)
+    assert row["value"] == pytest.approx(0.4857143)
+    assert "not named like the others" not in row["notes"][0]

@@ -121,7 +121,7 @@ def vouched(line: bytes | str) -> AnnotationLine | None:
         return None
     codes, code_sets, leaves, evidence = ann.codes, ann.code_sets, ann.leaves, ann.evidence
     for dim, chosen in code_sets.items():  # Annotation's validator
-        if not chosen or codes.get(dim) != chosen[0]:
+        if not chosen or codes.get(dim) != chosen[0] or len(set(chosen)) != len(chosen):
             return None
     created = ann.created_at
     if _CREATED.fullmatch(created) is None:

@@ -181,6 +181,12 @@ class Annotation(FrozenModel):
                 raise ValueError(
                     f"code_sets[{dim!r}] must be non-empty and start with codes[{dim!r}]"
                 )
+            twice = next((c for i, c in enumerate(codes) if c in codes[:i]), None)
+            if twice is not None:  # read as a set it was the code once, unsaid
+                raise ValueError(
+                    f"code_sets[{dim!r}] names {twice!r} twice: a code set holds each code "
+                    "once (a typo for another code, or a double entry?)"
+                )
         return self
 
     def code_set(self, dimension: str) -> tuple[str, ...]:

@@ -1378,6 +1378,16 @@ def shape_line(choice: ColumnChoice, *, given: bool = False, sets: str | None = 
         if choice.unit_column is not None
         else f"unit ids: {choice.reason}"
     )
+    unlike = _unlike_the_raters(choice.raters) if not given else []
+    if unlike:
+        # `rater_a,rater_b,rater_c,year` with years 1..3: year was a fourth rater, said only
+        # in the list of raters
+        rest = ",".join(r for r in choice.raters if r not in unlike)
+        keep = rest if len(choice.raters) <= KEEP_HINT_RATERS else "the others"
+        parts.append(
+            f"read as raters though not named like the others (their values are ratings): "
+            f"{', '.join(unlike)} (a covariate? --raters {keep} leaves it out)"
+        )
     if not given and choice.unit_column is not None and _numbers_as_raters(choice):
         # `name,1,2,3` over five readers: the numbers were 3 raters, the readers 5 units
         # (Fleiss -0.111 for the readers' own 0.167); raters numbered 1..3 are read alike
@@ -1395,6 +1405,14 @@ def shape_line(choice: ColumnChoice, *, given: bool = False, sets: str | None = 
     if choice.left_out:
         line += " (name the raters with --raters to change this)"
     return line
+
+
+def _unlike_the_raters(raters: Sequence[str]) -> list[str]:
+    """The rater columns not named like raters where at least two others are ([] if none)."""
+    named = [r for r in raters if _rater_named(r)]
+    if len(named) < 2 or len(named) == len(raters):
+        return []
+    return [r for r in raters if r not in named]
 
 
 def _numbers_as_raters(choice: ColumnChoice) -> bool:
