@@ -230,3 +230,22 @@ def test_ppi_mean_says_when_the_labelled_units_are_no_random_draw() -> None:
     # a draw like a random one: judge 1 on 3 of 12 labelled, 10 of 40 unlabelled: no word
     calm = fc.ppi_mean([1, 1, 1] + [0] * 9, [1, 1, 1] + [0] * 9, [1] * 10 + [0] * 30)
     assert calm.warning is not None and "random draw" not in calm.warning
+
+
+def test_a_corrected_share_is_never_below_zero() -> None:
+    """Before: a uniform review of 10 units of 100 (the judge coded 1 on 3 of them, the human
+    agreed on 1; on 9 of the 90 not reviewed) gave the corrected share -0.018 beside its
+    interval [0.000, 0.408]: the report printed 'corrected (%) -1.8 [0.0, 40.8]'. By hand,
+    PPI++ (Angelopoulos, Duchi & Zrnic 2023): cov(y, yhat) = 0.1 - 0.1 * 0.3 = 0.07; the
+    judge's codes over all 100 units (12 ones) vary by (12 - 1.44) / 99 = 0.10667; lam =
+    0.07 / ((1 + 10/90) * 0.10667) = 0.590625; estimate = lam * 9/90 + 0.1 - lam * 0.3 =
+    0.1 - 0.2 * 0.590625 = -0.018125. A share lies in [0, 1]: clipped, 0.0, nearer every
+    share the cell can have (the interval already held the clipped value)."""
+    from failcodes.stats.ppi import Stratum, share_estimates
+
+    y, yhat, rest = [1] + [0] * 9, [1, 1, 1] + [0] * 7, [1] * 9 + [0] * 81
+    got = share_estimates([Stratum(y, yhat, rest)])
+    assert got.lam == pytest.approx(0.590625, abs=1e-12)
+    assert got.corrected.estimate == 0.0
+    assert (got.corrected.ci_low, round(got.corrected.ci_high, 3)) == (0.0, 0.408)
+    assert got.human.estimate == pytest.approx(0.1)  # 1 of 10 reviewed
