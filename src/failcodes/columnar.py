@@ -1041,22 +1041,20 @@ def gather_runs(
     offsets: list[int],
     counts: list[int],
     readers: dict[int, _ParquetRows],
-    *,
-    views: bool = True,
-) -> list[list[tuple[Trace | ClaimView | TraceLine, list[Any] | None]]]:
+) -> list[list[tuple[Trace | ClaimView, list[Any] | None]]]:
     """The traces of runs of consecutive rows, each run from its first row's place.
 
     Run ``i`` is ``counts[i]`` rows of file ``files[i]`` from line ``lines[i]`` at byte
     ``offsets[i]`` (Parquet: row ``offsets[i]``); blank lines are no rows. A line the fast
-    path vouches for gives a :class:`ClaimView` (no model; ``views`` False: the vouched
-    struct itself) and its decoded passages (no model per passage); another gives its model
-    and None. ``readers`` keeps each Parquet file's reader (and the batch it decoded last)
-    from one call to the next: a stream asks for rows in ascending order.
+    path vouches for gives a :class:`ClaimView` (no model) and its decoded passages (no
+    model per passage); another gives its model and None. ``readers`` keeps each Parquet
+    file's reader (and the batch it decoded last) from one call to the next: a stream asks
+    for rows in ascending order.
     """
     from failcodes.disagreements import ClaimView
 
     vouch = Voucher(rewritten=False)
-    out: list[list[tuple[Trace | ClaimView | TraceLine, list[Any] | None]]] = [[] for _ in counts]
+    out: list[list[tuple[Trace | ClaimView, list[Any] | None]]] = [[] for _ in counts]
     by_file: dict[int, list[int]] = {}
     for pos, file in enumerate(files):
         by_file.setdefault(file, []).append(pos)
@@ -1076,8 +1074,7 @@ def gather_runs(
                         if fast is not None:
                             # the decoded passages themselves: the JSON encoder writes these
                             # structs as the dicts ``asdict`` would give (800k of them at 1x)
-                            view = _claim_view(fast, ClaimView) if views else fast
-                            items.append((view, fast.passages))
+                            items.append((_claim_view(fast, ClaimView), fast.passages))
                         else:
                             trace = _object_line(raw, line, path)
                             if trace is not None:  # None: a blank line
