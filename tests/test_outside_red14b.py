@@ -158,7 +158,9 @@ def test_ratings_from_frame_reads_unit_ids_kept_in_a_named_index() -> None:
 
     items = pd.Index(["u1", "u1", "u2", "u2", "u3", "u3"], name="item")
     long = pd.DataFrame({"annotator": list("xyxyxy"), "code": list("aabbab")}, index=items)
-    with pytest.raises(InputError, match="unit 'u1' is on two rows"):
+    with pytest.raises(
+        InputError, match=r"^a long table \(one row per unit and rater: units 'item'"
+    ):
         ratings_from_frame(long)
     units = pd.Index(["u1", "u2", "u3", "u4", "u5"], name="unit")
     wide = pd.DataFrame({"r1": list("aabba"), "r2": list("abbba")}, index=units)

@@ -249,3 +249,25 @@ def test_a_corrected_share_is_never_below_zero() -> None:
     assert got.corrected.estimate == 0.0
     assert (got.corrected.ci_low, round(got.corrected.ci_high, 3)) == (0.0, 0.408)
     assert got.human.estimate == pytest.approx(0.1)  # 1 of 10 reviewed
+
+
+def test_a_long_frame_is_refused_with_the_pivot_that_reads_it() -> None:
+    """Before: ratings_from_frame on `unit, annotator, code` rows (as annotation tools export
+    them, and as `agree` reads a long file) was refused "unit '1' is on two rows ... name the
+    columns with --long RATER_COLUMN,RATING_COLUMN", an option this function does not have.
+    Now the pivot that makes it one column per rater, and that pivot's numbers by hand:
+    x a, a, b; y a, b, b: p_o = 2/3; p_e = 2/3 * 1/3 + 1/3 * 2/3 = 4/9; Cohen (2/3 - 4/9) /
+    (5/9) = 0.4 (Cohen 1960)."""
+    frame = pd.DataFrame(
+        {"unit": [1, 1, 2, 2, 3, 3], "annotator": ["x", "y"] * 3, "code": list("aaabbb")}
+    )
+    with pytest.raises(FailcodesError) as caught:
+        fc.ratings_from_frame(frame)
+    assert str(caught.value) == (
+        "a long table (one row per unit and rater: units 'unit', raters 'annotator', ratings "
+        "'code'): give one column per rater, frame.pivot(index='unit', columns='annotator', "
+        "values='code') (failcodes.AgreeRequest reads a long table's file as it is)"
+    )
+    wide = frame.pivot(index="unit", columns="annotator", values="code")
+    got = _values(fc.agreement_table(fc.ratings_from_frame(wide), ["percent", "cohen"]))
+    assert got == pytest.approx({"percent": 2 / 3, "cohen": 0.4}, abs=1e-12)

@@ -851,6 +851,15 @@ def ratings_from_frame(
         # left out, a long table's 'annotator' and 'code' columns were two raters and a wide
         # one's units were row numbers
         frame = _index_as_columns(frame)
+    long = None if columns is not None or raters is not None else detect_long(frame)
+    if long is not None:  # refused naming --long, an option of agree this function lacks
+        raise InputError(
+            f"a long table (one row per unit and rater: units {long.unit!r}, raters "
+            f"{long.rater!r}, ratings {long.rating!r}): give one column per rater, "
+            f"frame.pivot(index={long.unit!r}, columns={long.rater!r}, values={long.rating!r}) "
+            "(failcodes.AgreeRequest reads a long table's file as it is)",
+            path=source,
+        )
     choice = columns or choose_columns(
         frame, unit_column=unit_column, raters=raters, exclude=exclude, source=source
     )
