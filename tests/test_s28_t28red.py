@@ -371,3 +371,43 @@ def test_a_passage_text_that_is_a_link_alone_is_refused(
         )  # fmt: skip
         assert code == 2
         assert "field 'passages[1].text': a passage's text is a reference alone" in err
+
+
+def test_passages_whose_scores_run_in_no_order_of_their_ranks_are_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A retrieval list written unsorted: ranked by its place, as said on stderr."""
+    doc = tmp_path / "r.jsonl"
+    docs = [(111, 0.12, "Aspirin is sold in pharmacies."), (222, 0.91, "Aspirin does not cure "
+            "cancer."), (333, 0.40, "Cancer is treated by oncologists.")]  # fmt: skip
+    sorted_docs = [(444, 0.95, "Ibuprofen is an NSAID."), (555, 0.5, "Paracetamol is not."),
+                   (666, 0.2, "Naproxen is an NSAID.")]  # fmt: skip
+    doc.write_text(
+        "".join(
+            json.dumps(
+                {"system": "A", "question_id": "q1", "sentence_id": sid, "claim": claim,
+                 "verdict": "supported",
+                 "docs": [{"pmid": str(i), "score": sc, "content": t} for i, sc, t in ds]}
+            ) + "\n"
+            for sid, claim, ds in [("s1", "Aspirin cures cancer.", docs),
+                                   ("s2", "Ibuprofen is an NSAID.", sorted_docs)]
+        ),
+        encoding="utf-8",
+    )  # fmt: skip
+    traces = tmp_path / "t.jsonl"
+    code, _, err = run_cli(
+        ["ingest", "generic", str(doc), "-o", str(traces), "--map", "docs=passages",
+         "--map", "content=text", "--map", "pmid=passage_id", "--evidence", "retrieved"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    first = json.loads(traces.read_text(encoding="utf-8").splitlines()[0])
+    # ranks are the list's places (as before): rank 1 is the 0.12 passage
+    assert [(p["rank"], p["passage_id"]) for p in first["passages"]] == [
+        (1, "111"), (2, "222"), (3, "333")
+    ]  # fmt: skip
+    # by hand: s1's scores by rank 0.12, 0.91, 0.4 rise then fall (no order); s2's fall
+    assert (
+        f"1 row(s) whose passages' scores follow no order of their ranks (first at {doc}:1, "
+        "scores by rank 0.12, 0.91, 0.4)"
+    ) in err

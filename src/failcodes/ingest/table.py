@@ -378,7 +378,7 @@ def _passages(
 
 
 def _count_marks(tally: _Tally, row: _Row, spec: TableSpec, reasoning: Sequence[str]) -> None:
-    """Count the row's passage cells holding a missing mark (:func:`passage_mark`), once a row.
+    """Count the row's passage and reasoning cells holding a missing mark, once a row.
 
     ``--verdict-column`` makes one row a trace per system: the row's cells count once.
     """
@@ -397,6 +397,29 @@ def _count_marks(tally: _Tally, row: _Row, spec: TableSpec, reasoning: Sequence[
     ):
         tally.reasoned += 1
         tally.first_reasoned = tally.first_reasoned or (row.path, row.line)
+
+
+def _count_unordered(tally: _Tally, row: _Row) -> None:
+    """Count a row whose passages' scores run in no order of their ranks (3 or more scored).
+
+    A retrieval list written unsorted (a dict of documents by id, scores 0.12, 0.91, 0.40)
+    was ranked by its place in the list: ``--top-k 1`` took the 0.12 passage as the top hit,
+    attribution named it rank 1, unsaid. A reranker's order is as likely, so the ranks stay
+    as given and the note says so.
+    """
+    scores = [p.score for p in sorted(row.trace.passages, key=_RANK)]
+    if len(scores) < 3 or any(x is None for x in scores):
+        return
+    pairs = list(itertools.pairwise(scores))
+    if all(a >= b for a, b in pairs) or all(a <= b for a, b in pairs):
+        return
+    tally.unordered += 1
+    if tally.first_unordered is None:
+        shown = ", ".join(f"{x:g}" for x in scores[:5]) + (", ..." if len(scores) > 5 else "")
+        tally.first_unordered = (row.path, row.line, shown)
+
+
+_RANK = operator.attrgetter("rank")
 
 
 def _sources_of(target: str, spec: TableSpec) -> list[str]:
@@ -977,6 +1000,8 @@ class TableStream:
                     tally.truths.setdefault(row.path, Counter())[word] += 1
                 if row.raw and (self.spec.passage_columns or reasoning_columns):
                     _count_marks(tally, row, self.spec, reasoning_columns)
+                if row.raw and len(row.trace.passages) > 2:
+                    _count_unordered(tally, row)
                 yield row.trace
         except InputError:
             self._confirm(checks)  # a repeated key before the bad row is the first error
@@ -1274,6 +1299,15 @@ class TableStream:
                 f"null, None or -; first at {marked_path}:{marked_line}) read as no passage, as "
                 "a blank cell is: the retriever found nothing there"
             )
+        if tally.first_unordered is not None:
+            unordered_path, at, shown = tally.first_unordered
+            self.notes.append(
+                f"{tally.unordered:,} row(s) whose passages' scores follow no order of their "
+                f"ranks (first at {unordered_path}:{at}, scores by rank {shown}): ranked as "
+                "given, or by "
+                "their place in the list; if the scores rank them (a list written unsorted), "
+                "give each passage its rank"
+            )
         if tally.first_reasoned is not None:
             marked_path, marked_line = tally.first_reasoned
             self.notes.append(
@@ -1539,6 +1573,9 @@ class _Tally:
     #: rows whose reasoning cell holds a missing mark, read as no reasoning, and the first
     reasoned: int = 0
     first_reasoned: tuple[Path, int] | None = None
+    #: rows whose passages' scores follow no order of their ranks, and the first (its scores)
+    unordered: int = 0
+    first_unordered: tuple[Path, int, str] | None = None
     #: sentence ids the tool made (no column gives one), by the hash of (system, question,
     #: sentence text) of a claim row: the id and its line (:func:`_one_sentence_one_id`)
     made_ids: dict[int, tuple[str, int]] = field(default_factory=dict)
