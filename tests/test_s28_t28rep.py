@@ -155,3 +155,38 @@ def test_an_attribution_without_notes_or_of_another_top_k_is_counted_as_before(
     assert code == 2, line
     assert "notes.json" in line and "not attribute's notes" in line and "top_k" in line
     assert not (root / "bad").exists()
+
+
+def test_first_units_stop_merging_runs_at_run_keys_and_find_the_same_repeats(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The report's Table 8 marking (FirstUnits) merged every key into one run.
+
+    At 10x paper scale the last merges wrote a 3M-key copy of each array beside the runs:
+    the report peaked at 454 MB against 264 at 1x (1.72x). Runs now stop merging at RUN_KEYS
+    (1000 here): the largest holds at most 1000 keys, and the repeats are those by hand.
+    Keys: 10 chunks of 500 new keys (5,000), then a chunk of 300 of them (200 with their
+    first codes, 100 with other codes) and 300 new: 300 repeats, 100 differ, the first
+    differing row's unit named (k1000: the 201st row repeats key 1000 with code 9).
+    """
+    import numpy as np
+
+    import failcodes.unitrepeats as unitrepeats
+
+    monkeypatch.setattr(unitrepeats, "RUN_KEYS", 1000, raising=False)
+    seen = unitrepeats.FirstUnits()
+    for chunk in range(10):
+        keys = np.arange(chunk * 500, chunk * 500 + 500, dtype=np.uint64)
+        marked = seen.repeated(keys, keys % 3, [f"k{k}" for k in keys])
+        assert not marked.any()
+    old = np.arange(800, 1100, dtype=np.uint64)  # keys 800..1099: held since chunks 1-2
+    codes = old % 3
+    codes[200:] = 9  # keys 1000..1099 with other codes
+    new = np.arange(90_000, 90_300, dtype=np.uint64)
+    keys = np.concatenate([old, new])
+    marked = seen.repeated(keys, np.concatenate([codes, new % 3]), [f"k{k}" for k in keys])
+    assert int(marked.sum()) == 300 and bool(marked[:300].all())
+    assert (seen.repeats, seen.differ, seen.first_differ) == (300, 100, "k1000")
+    sizes = [len(keys) for keys, _ in seen._runs]
+    assert sum(sizes) == 5_300  # each key once
+    assert max(sizes) <= 1000

@@ -553,6 +553,9 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     coded: list[tuple[Path, list[str], str, str]] = []
     with_rows: dict[str, set[str]] = {}  # the systems each attribution table has rows of
     in_sets: dict[tuple[str, ...], set[str]] = {}  # a disagreement's ids -> its data sets
+    # kept only where two data sets have attribution tables: one data set's held each row's
+    # ids (~490 bytes a disagreement, 48 MB at 10x paper scale) to count none shared
+    tabled = [n for n in layout.attribution_datasets() if layout.attribution_table(n).exists()]
     for name in layout.attribution_datasets():
         for path, kind in (
             (layout.per_passage(name), "per_passage"),
@@ -569,11 +572,15 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             by_system = att.assign(system=att.get("system", "all"))
             with_rows[name] = {str(v) for v in att["system"]} if "system" in att else {""}
             ids = [c for c in ("system", "question_id", "sentence_id", "claim_id") if c in att]
-            for key in att[ids].astype(str).itertuples(index=False, name=None) if ids else ():
+            many_sets = ids and len(tabled) > 1
+            for key in att[ids].astype(str).itertuples(index=False, name=None) if many_sets else ():
                 in_sets.setdefault(key, set()).add(name)
             attributed_rows.append(_prefixed(by_system[["system", "stage"]], "system", name, many))
             for line in _gold_mix(att, layout.attribution(name) / ATTRIBUTION_ITEMS):
                 assumed.append(("Attribution", f"Assumed: {f'{name}: ' if many else ''}{line}"))
+            # the whole table (its reasons' text: ~35 MB at 10x paper scale) was held through
+            # the reads of Tables 8-9 below
+            del att, by_system
             skipped = _rank_gaps(layout, name)
             if skipped:  # Table 8's passages cut at the study's top_k, fewer for some claims
                 assumed.append(("Attribution", f"Assumed: {f'{name}: ' if many else ''}{skipped}"))
@@ -658,6 +665,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             per_trace.append(_prefixed(tally, "verifier", prefix or "", prefix is not None))
     pp_all = pd.concat(per_passage, ignore_index=True) if per_passage else None
     differ = [text for repeats, read in once.values() if (text := repeats.note(listed(read)))]
+    once.clear()  # each unit's key (16 bytes, 34 MB at 10x paper scale): not held past here
     if pp_all is not None and REPEAT in pp_all:
         pp_all[REPEAT] = pp_all[REPEAT].fillna(False).astype(bool)
         if no_ids:  # the caption says distinct units: these tables' rows are not
