@@ -1584,7 +1584,11 @@ def _asked(
             raise ConfigError(f"clusters: row {blank} has no cluster id (give every row one)")
     if not isinstance(statistics, Iterable):
         raise ConfigError(f"statistics: expected a list of names, not {statistics!r}")
-    return [str(s) for s in statistics]
+    names = [str(s) for s in statistics]
+    twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if twice is not None:  # two equal rows, where agree refuses '--stat cohen,cohen'
+        raise ConfigError(f"statistics names {twice!r} twice")
+    return names
 
 
 def agreement_table(
