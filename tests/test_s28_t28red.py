@@ -411,3 +411,36 @@ def test_passages_whose_scores_run_in_no_order_of_their_ranks_are_said(
         f"1 row(s) whose passages' scores follow no order of their ranks (first at {doc}:1, "
         "scores by rank 0.12, 0.91, 0.4)"
     ) in err
+
+
+def test_a_ragchecker_output_whose_chunks_have_no_doc_id_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """RAGChecker's RetrievedDoc defaults doc_id to None: its output writes null."""
+    import hashlib
+
+    from failcodes import bundled
+
+    data = json.loads(
+        bundled.path("ragchecker", "checking_outputs.json").read_text(encoding="utf-8")
+    )
+    for result in data["results"]:
+        for chunk in result["retrieved_context"]:
+            chunk["doc_id"] = None
+    src = tmp_path / "out.json"
+    src.write_text(json.dumps(data), encoding="utf-8")
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    code, _, err = run_cli(
+        ["ingest", "ragchecker", str(src), "-o", str(traces), "--labels-out", str(labels)],
+        capsys,
+    )  # fmt: skip
+    # main: exit 2, "missing required field" doc_id
+    assert code == 0, err
+    rows = [json.loads(x) for x in traces.read_text(encoding="utf-8").splitlines()]
+    # docs/trace-format.md, the bundled example: 16 traces (9 supported, 7 no_evidence)
+    assert len(rows) == 16
+    assert sum(r["verdict"] == "supported" for r in rows) == 9
+    passage = rows[0]["passages"][0]
+    # the id of a chunk without one: sha256 of its text as canonical JSON, first 16 digits
+    digest = hashlib.sha256(json.dumps(passage["text"]).encode("utf-8")).hexdigest()[:16]
+    assert passage["passage_id"] == f"sha256:{digest}"

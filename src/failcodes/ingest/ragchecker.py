@@ -20,6 +20,7 @@ from typing import Any
 
 from failcodes import jsonio
 from failcodes.errors import InputError
+from failcodes.hashing import content_hash
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output, check_unique
 from failcodes.labels import Label
 from failcodes.traces import EvidenceSource, Passage, Trace
@@ -101,13 +102,15 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
                 cw = f"{where}.retrieved_context[{j}]"
                 if not isinstance(chunk, dict):
                     raise InputError("expected an object", path=path, field=cw)
-                passages.append(
-                    Passage(
-                        passage_id=str(_get(chunk, "doc_id", (str, int), path, cw)),
-                        rank=j + 1,
-                        text=_get(chunk, "text", str, path, cw),
-                    )
+                text = _get(chunk, "text", str, path, cw)
+                # RAGChecker's RetrievedDoc has doc_id None unless given: its output writes
+                # null (refused as a missing field); the text's hash names it, as generic does
+                doc_id = (
+                    f"sha256:{content_hash(text)}"
+                    if chunk.get("doc_id") is None
+                    else str(_get(chunk, "doc_id", (str, int), path, cw))
                 )
+                passages.append(Passage(passage_id=doc_id, rank=j + 1, text=text))
             claims = _get(item, "response_claims", list, path, where)
             matrix = _get(item, "retrieved2response", list, path, where)
             answer = _get(item, "answer2response", list, path, where)
