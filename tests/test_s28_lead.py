@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
 import failcodes as fc
 from failcodes.errors import ConfigError
+from tests.cli_helpers import AGREE_JSON, ratings_file, run_cli
 
 
 def test_a_statistic_asked_twice_from_python_is_refused_as_agree_refuses_it() -> None:
@@ -20,3 +24,28 @@ def test_a_statistic_asked_twice_from_python_is_refused_as_agree_refuses_it() ->
     # = 1/2, kappa = (0.75 - 0.5) / (1 - 0.5) = 0.5
     (row,) = fc.agreement_table(table, ["cohen"])
     assert row.value == pytest.approx(0.5)
+
+
+def test_categories_naming_one_no_rater_gave_are_said_and_a_case_twin_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # t28red2's left item: --categories a,b,A on ratings of a and b counted A as a third
+    # category, unsaid: Gwet's AC1 0.673 where the two written categories give 0.529.
+    # By hand (Gwet 2008), 4 units, r1 = a a b a, r2 = a b b a: pa = 3/4; pi_a = 5/8,
+    # pi_b = 3/8; q = 2: pe = (5/8 * 3/8 + 3/8 * 5/8) / 1 = 15/32, AC1 = (24/32 - 15/32) /
+    # (17/32) = 9/17 = 0.529; q = 3 (c never given): pe = (5/8*3/8 + 3/8*5/8 + 0) / 2 = 15/64,
+    # AC1 = (48/64 - 15/64) / (49/64) = 33/49 = 0.673.
+    path = ratings_file(tmp_path, "unit,r1,r2\nu1,a,a\nu2,a,b\nu3,b,b\nu4,a,a\n")
+    stat = ["--stat", "gwet_ac1", *AGREE_JSON]
+    code, _, err = run_cli(["agree", str(path), "--categories", "a,b,A", *stat], capsys)
+    assert code == 2
+    assert "--categories names 'A', which no rater gave, beside 'a', which they did" in err
+    code, out, _ = run_cli(["agree", str(path), "--categories", "a,b,c", *stat], capsys)
+    assert code == 0
+    (row,) = json.loads(out)
+    assert row["value"] == pytest.approx(33 / 49)
+    assert "category set: the 3 of --categories, 1 given by no rater (c): gwet_ac1" in out
+    code, out, _ = run_cli(["agree", str(path), "--categories", "a,b", *stat], capsys)
+    (row,) = json.loads(out)
+    assert row["value"] == pytest.approx(9 / 17)
+    assert "given by no rater" not in out

@@ -116,6 +116,37 @@ def _declared_unused(frame: Any, labels: list[str]) -> list[str]:
     return unused
 
 
+def _given_unused(table: Any, names: list[str], counted: list[str]) -> list[str]:
+    """--categories' categories no rater gave, which AC1 and the like count (a clause, if any).
+
+    A scale's unused category is counted on purpose (Gwet 2014: q is the scale's size), but
+    one written like a given one in another case or spacing (``--categories a,b,A``) is a typo
+    that moved AC1 from 0.5 to 0.673 on four units, unsaid: refused.
+    """
+    import numpy as np  # loaded already: the table is numpy's
+
+    used = set(np.unique(table.values[~np.isnan(table.values)]).tolist())
+    unused = [n for n, c in zip(names, table.categories.tolist(), strict=True) if c not in used]
+    given = {
+        " ".join(n.split()).casefold(): n
+        for n, c in zip(names, table.categories.tolist(), strict=True)
+        if c in used
+    }
+    twin = next((n for n in unused if " ".join(n.split()).casefold() in given), None)
+    if twin is not None:
+        raise ConfigError(
+            f"--categories names {twin!r}, which no rater gave, beside "
+            f"{given[' '.join(twin.split()).casefold()]!r}, which they did: one category written "
+            "two ways? (categories are read as written: write it once)"
+        )
+    if not unused:
+        return []
+    return [
+        f"category set: the {len(names)} of --categories, {len(unused)} given by no rater "
+        f"({', '.join(unused[:8])}): {', '.join(counted)} count them"
+    ]
+
+
 def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given: bool) -> str:
     """For the first line: what a ratings table's category set and gaps assumed ('' if none).
 
@@ -143,6 +174,8 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
                 f"({', '.join(unused[:8])}): not counted (--categories "
                 f"{','.join([*names, *unused])} counts them)"
             )
+    if counted and given:
+        clauses += _given_unused(table, names, counted)
     numeric = [n for n in table.labels or [] if reads_as_float(n)]
     if numeric and len(numeric) < len(names):
         # Ben's a..e beside Gerry's 1..5 with one 'b': alpha 0.699 for the 0.692 of the
