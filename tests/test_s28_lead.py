@@ -49,3 +49,44 @@ def test_categories_naming_one_no_rater_gave_are_said_and_a_case_twin_is_refused
     (row,) = json.loads(out)
     assert row["value"] == pytest.approx(9 / 17)
     assert "given by no rater" not in out
+
+
+def test_a_label_column_judging_the_retrieval_is_refused_as_the_sentences_truth(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # t28red's left item: a column judging another stage than the verdict was read as the
+    # clinicians' truth. Four claims, the verifier right on each (s1, s3 refuted and false;
+    # s2, s4 supported and true: by hand -m refuted TP 2, TN 2), whose retrieval a rater
+    # marked right on s1, s2 only: "retrieval_correct = no -> error" labelled s3, s4 errors
+    # and s1, s2 none: TP 1 (s3), FP 1 (s1), FN 1 (s4), TN 1 (s2), exit 0.
+    table = tmp_path / "rc.csv"
+    table.write_text(
+        "question_id,sentence_id,claim,verdict,retrieval_correct\n"
+        "q1,s1,Aspirin cures cancer,refuted,yes\n"
+        "q1,s2,Ibuprofen is an NSAID,supported,yes\n"
+        "q2,s3,Statins raise LDL,refuted,no\n"
+        "q2,s4,Metformin lowers glucose,supported,no\n"
+    )
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    code, _, err = run_cli(
+        [
+            "ingest", "generic", str(table), "-o", str(traces), "--labels-out", str(labels),
+            "--system", "A", "--label-rule", "retrieval_correct = no -> error",
+        ],
+        capsys,
+    )  # fmt: skip
+    assert code == 2
+    assert "'retrieval_correct' is named as a judgement of the pipeline's retrieval" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not traces.exists() and not labels.exists()
+    # mapped to has_error of a labels table (evidence judged relevant or not): refused too
+    lab = tmp_path / "lab.csv"
+    lab.write_text("sentence_id,evidence_relevant\ns1,1\ns2,1\ns3,0\ns4,0\n")
+    code, _, err = run_cli(
+        ["ingest", "generic-labels", str(lab), "-o", str(labels),
+         "--map", "evidence_relevant=has_error"],
+        capsys,
+    )  # fmt: skip
+    assert code == 2
+    assert "judges the pipeline's evidence" in err
+    assert not labels.exists()

@@ -127,3 +127,39 @@ def judges_a_verdict(name: str) -> bool:
     """
     words = _words(name)
     return bool(words & VERDICT_WORDS) and bool(words & JUDGING_WORDS)
+
+
+#: Words of a column's name that name a pipeline stage before the verdict: a column judging
+#: one (``retrieval_correct``, ``evidence_relevant``) says whether that stage went right,
+#: not whether the sentence holds an error.
+STAGE_WORDS = frozenset(
+    [
+        "retrieval",
+        "retriever",
+        "retrieved",
+        "passage",
+        "passages",
+        "evidence",
+        "citation",
+        "citations",
+        "decomposition",
+        "decomposer",
+        "decompose",
+    ]
+)
+
+#: Words that judge a stage's output besides right or wrong.
+_RELEVANCE_WORDS = frozenset(["relevant", "relevance", "irrelevant", "useful", "helpful"])
+
+
+def judged_stage(name: str) -> str | None:
+    """The stage ``name`` says its values judge (``retrieval_correct``: retrieval), or None.
+
+    Read as the sentence's truth (``retrieval_correct = no -> error``), every sentence whose
+    retrieval missed was a clinicians' error label, whatever its claims say.
+    """
+    words = _words(name)
+    stage = sorted(words & STAGE_WORDS)
+    if stage and words & (JUDGING_WORDS | _RELEVANCE_WORDS):
+        return stage[0]
+    return None

@@ -17,7 +17,7 @@ from enum import StrEnum
 from failcodes.codesets import splits
 from failcodes.errors import ConfigError, InputError
 from failcodes.numbertext import reads_as_float, whole_number_text
-from failcodes.polarity import judges_a_verdict
+from failcodes.polarity import judged_stage, judges_a_verdict
 from failcodes.verdicts import DEFAULT_ALIASES, MISSING_MARKS, Verdict
 
 
@@ -346,7 +346,17 @@ def _refuse_verdict_judgement(text: str, column: str, outcomes: dict[str, Outcom
     right ``supported`` scored FP 3, TN 1 for TP 3, TN 1, exit 0. A rule naming verdict words
     (``correct_verdict = REFUTED -> error``) reads a gold verdict and is left alone.
     """
-    if not judges_a_verdict(column) or any(k in _VERDICT_KEYS for k in outcomes):
+    if any(k in _VERDICT_KEYS for k in outcomes):
+        return
+    stage = judged_stage(column)
+    if stage is not None and not judges_a_verdict(column):
+        raise ConfigError(
+            f"--label-rule {text!r}: column {column!r} is named as a judgement of the "
+            f"pipeline's {stage} (right or wrong, relevant or not), not of the sentence: a "
+            "label is the clinicians' truth (has_error), which a stage's judgement does not "
+            "give; give a column of that truth (rename the column if it is one)"
+        )
+    if not judges_a_verdict(column):
         return
     raise ConfigError(
         f"--label-rule {text!r}: column {column!r} is named as a judgement of the pipeline's "

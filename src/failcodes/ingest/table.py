@@ -34,7 +34,7 @@ from failcodes.ingest.repeats import KeyHashes, KeyValues
 from failcodes.jsonio import byte_blocks, jsonl_lines, jsonl_object
 from failcodes.labelcols import TOTAL_ID_FIELDS, total_id_problem
 from failcodes.labels import Label
-from failcodes.polarity import ERROR_FLAG, judges_a_verdict, says_correct
+from failcodes.polarity import ERROR_FLAG, judged_stage, judges_a_verdict, says_correct
 from failcodes.sheetio import ShownNumber
 from failcodes.spelling import name_key, spelling_key
 from failcodes.tracelines import TraceLine, Voucher
@@ -1384,6 +1384,17 @@ def refuse_correct_as_error(renames: Mapping[str, str], path: Path) -> None:
                 "verdict (right or wrong), not the sentence: has_error is the clinicians' "
                 "truth, an error where a right verdict flagged one or a wrong one flagged "
                 "none; give a column of that truth",
+                path=path,
+                line=1,
+                field=column,
+            )
+        stage = judged_stage(column) if target == "has_error" else None
+        if stage is not None:
+            raise InputError(
+                f"--map {column}={target}: the column's name says it judges the pipeline's "
+                f"{stage} (right or wrong, relevant or not), not the sentence: has_error is "
+                "the clinicians' truth, which a stage's judgement does not give; give a "
+                "column of that truth (rename the column if it is one)",
                 path=path,
                 line=1,
                 field=column,
