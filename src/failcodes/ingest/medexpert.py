@@ -28,6 +28,8 @@ from failcodes.sentences import Sentence, answer_sentences
 
 #: MedExpert severities from least to most severe (the most severe span wins).
 SEVERITY_ORDER = ("Mild", "Moderate", "Severe", "Life-threatening")
+#: At most this many letters or digits of a sentence a span's edge may cover and be a slip.
+SLIP_LETTERS = 2
 
 
 def _load(path: Path) -> list[Any]:
@@ -203,25 +205,36 @@ def _ingest(paths: Sequence[Path], options: AdapterOptions) -> IngestResult:
     if grazed:
         sentence, part = grazed[0]
         result.notes.append(
-            f"{len(grazed):,} sentence(s) an error span touched with its edge alone, no letter "
-            f"or digit of theirs (first: {sentence.sentence_id}, {part!r} of "
-            f"{sentence.text[:60]!r}): not labelled an error by that span (a selection begun "
-            "at the sentence before's full stop)"
+            f"{len(grazed):,} sentence(s) an error span touched with its edge alone, at most "
+            f"{SLIP_LETTERS} letters or digits of theirs (first: {sentence.sentence_id}, "
+            f"{part!r} of {sentence.text[:60]!r}): not labelled an error by that span (a "
+            "selection begun or ended a character or two past a sentence's edge)"
         )
     return result
 
 
 def _grazes(sentence: Sentence, span: _Span, response: str) -> str | None:
-    """The part of ``sentence`` a span's edge covers when it holds no letter or digit.
+    """The part of ``sentence`` a span's edge covers when it is a boundary slip, else None.
 
     A clinician's selection begun at the sentence before's full stop (``'. Aspirin cures
-    cancer.'``) labelled that sentence an error too, with the span's severity and rationale:
-    2 error sentences for 1, exit 0. A span covering a whole sentence of no letter is read.
+    cancer.'``) or its last letter (``'n. Aspirin cures cancer.'``) labelled that sentence an
+    error too, with the span's severity and rationale: 2 error sentences for 1, exit 0. A slip:
+    the span reaches past the sentence's edge, covers no letter or digit of it, or at most
+    ``SLIP_LETTERS`` that are under a quarter of the sentence's while the span holds more
+    elsewhere. A span covering a whole sentence, or lying inside it, is read.
     """
     part = response[max(sentence.start, span.start) : min(sentence.end, span.end)]
-    if part == sentence.text or any(ch.isalnum() for ch in part):
+    if part == sentence.text:
         return None
-    return part
+    mine = sum(ch.isalnum() for ch in part)
+    if mine == 0:
+        return part
+    beyond = span.start < sentence.start or span.end > sentence.end
+    elsewhere = sum(ch.isalnum() for ch in response[span.start : span.end]) - mine
+    whole = sum(ch.isalnum() for ch in sentence.text)
+    if beyond and mine <= SLIP_LETTERS and 4 * mine < whole and elsewhere > mine:
+        return part
+    return None
 
 
 def _label(
