@@ -675,6 +675,8 @@ def _never_flags(sets: list[OutcomeSet], names: list[str]) -> dict[str | None, l
         if y_truth is None:
             continue
         rows = ~np.isnan(np.column_stack([data, y_truth])).any(axis=1)
+        if not np.nansum(y_truth[rows]):  # no positive unit: every F1 test is undefined
+            continue
         never = [n for i, n in enumerate(names) if not np.nansum(data[rows, i])]
         if never:
             out[mapping] = never

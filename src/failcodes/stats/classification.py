@@ -242,7 +242,17 @@ def mcnemar(
     n10 = int(((pairs[:, 0] == 1) & (pairs[:, 1] == 0)).sum())
     n01 = int(((pairs[:, 0] == 0) & (pairs[:, 1] == 1)).sum())
     disc = n10 + n01
-    effect = (n10 - n01) / n if n else None
+    if not n:  # a p of 1 on no unit read as "no difference" and entered Holm's family
+        return TestResult(
+            test=f"mcnemar_{form}",
+            comparison=label,
+            statistic=None,
+            p_value=None,
+            effect_name="difference_in_rates",
+            n=0,
+            undefined_reason="no unit has an outcome for both systems",
+        )
+    effect = (n10 - n01) / n
     d = _units_of(data[keep, :1] - data[keep, 1:], clusters, keep)[:, 0]
     from scipy import stats as sps  # lazy (see cochrans_q)
 
@@ -399,11 +409,11 @@ def paired_metric_tests(
     for p_idx, (i, j) in enumerate(pairs):
         d = float(observed[i] - observed[j])
         reason = low = high = p = None
-        if not np.isfinite(d):
-            reason = (
-                "f1 is undefined for one system (no positives and no predicted positives)"
-                if metric == "f1"
-                else "recall is undefined: no positive units"
+        # no positive unit: recall is 0/0, and F1 0 (2TP = 0) or 0/0, undefined in metrics
+        # (with one, 2TP + FP + FN > 0); a difference of 0, p 1, read as a test on them
+        if not y.any():
+            reason = f"{metric} is undefined: no positive units" + (
+                " (recall is 0/0, as metrics shows it)" if metric == "f1" else ""
             )
         elif method == "permutation":
             s = shifts[:, 3 * p_idx : 3 * p_idx + 3]
@@ -465,6 +475,12 @@ def compare_against_truth(
         clusters=None if ids is None else ids[positive],
         mcnemar=mcnemar,
     )
+    if not positive.any():  # (not "no unit has an outcome": the units are not positive)
+        why = (
+            "no positive unit (truth 1): Cochran's Q and McNemar compare the systems' hits "
+            "on the positive units"
+        )
+        results = [r.model_copy(update={"undefined_reason": why}) for r in results]
     for metric in metrics:
         results += paired_metric_tests(
             y,
