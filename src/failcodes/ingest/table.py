@@ -657,8 +657,17 @@ def _nested_passage(obj: Mapping[str, Any], place: int, spec: TableSpec) -> dict
     return out
 
 
+def _marked(passage: object) -> bool:
+    """Whether a passage object's text is a missing mark (:func:`missing_mark`): no passage."""
+    return (
+        isinstance(passage, dict)
+        and isinstance(text := passage.get("text"), str)
+        and missing_mark(text)
+    )
+
+
 def _row(
-    raw: Mapping[str, Any], spec: TableSpec, path: Path, line: int, where: str
+    raw: Mapping[str, Any], spec: TableSpec, path: Path, line: int, where: str, tally: _Tally
 ) -> tuple[Trace, Label | None]:
     consumed = {p.column for p in spec.passage_columns}
     if spec.label_rule is not None:
@@ -736,6 +745,13 @@ def _row(
             for i, p in enumerate(rec["passages"]):
                 if isinstance(p, dict):
                     refuse_reference(p.get("text"), path, line, f"passages[{i}].text")
+            kept = [p for p in rec["passages"] if not _marked(p)]
+            if len(kept) < len(rec["passages"]) and tally.last_objects != (path, line):
+                # (counted once a row: --verdict-column makes it a trace per system)
+                tally.last_objects = (path, line)
+                tally.marked += len(rec["passages"]) - len(kept)
+                tally.first_marked = tally.first_marked or (path, line)
+            rec["passages"] = kept
     declared = spec.verdict_of(rec.get("system"))
     if declared is not None:
         own = rec.get("verdict")
@@ -867,6 +883,59 @@ def _score_verdict(rec: dict[str, Any], spec: TableSpec, path: Path, line: int) 
 BYTE_LINES_FROM = 256 << 20
 
 
+#: The first four characters (stripped, lowered) of a text that may be a missing mark
+#: (:func:`missing_mark`) or a reference alone (:data:`_REFERENCE`).
+_SUSPECT = frozenset(
+    {m[:4] for m in NO_VERDICT_MARKS}
+    | {"http", "www.", "doi:", "pmid"}
+    | {f"10.{d}" for d in range(10)}
+    | {f"pmc{d}" for d in range(10)}
+)
+_FIRST4 = operator.itemgetter(slice(4))
+_TEXT = operator.attrgetter("text")
+_REASONING = operator.attrgetter("reasoning")
+_PASSAGES = operator.attrgetter("passages")
+
+
+def _may_be_marked(lines: Iterable[TraceLine | None]) -> bool:
+    """Whether a passage text or reasoning of the vouched ``lines`` may be marked or a link.
+
+    A missing mark or a reference alone: one pass in C over a block's texts (their first four
+    characters), which a block none of whose texts begins as one does passes.
+
+    The voucher takes a line of the trace format as it is, so its ``"reasoning": "N/A"`` was
+    coded by ``judge reasoning`` as the verifier's reasoning (Table 9) and a passage whose
+    text is ``"N/A"`` or a link was judged as retrieved evidence (Table 8), blamed by
+    attribution, where the exact reader reads the one as none and refuses the other.
+    """
+    recs = [rec for rec in lines if rec is not None]
+    texts = itertools.chain(
+        map(_TEXT, itertools.chain.from_iterable(map(_PASSAGES, recs))),
+        filter(None, map(_REASONING, recs)),
+    )
+    return not _SUSPECT.isdisjoint(map(str.lower, map(_FIRST4, map(str.strip, texts))))
+
+
+def _strict(rec: TraceLine, tally: _Tally, path: Path, line: int) -> None:
+    """A vouched line read as :func:`_row` reads its record (``rec`` changed in place).
+
+    A reasoning or passage text that is a missing mark is none (counted for the notes), a
+    passage text that is a reference alone is refused (:func:`refuse_reference`).
+    """
+    if rec.reasoning is not None and missing_mark(rec.reasoning):
+        rec.reasoning = None
+        tally.reasoned += 1
+        tally.first_reasoned = tally.first_reasoned or (path, line)
+    passages = rec.passages
+    for i, passage in enumerate(passages):
+        refuse_reference(passage.text, path, line, f"passages[{i}].text")
+    kept = [p for p in passages if not missing_mark(p.text)]
+    if len(kept) < len(passages):
+        tally.marked += len(passages) - len(kept)
+        tally.first_marked = tally.first_marked or (path, line)
+        rec.passages = kept
+
+
 class _ByteLines:
     r"""``(line, text, vouched)`` of a JSONL file's first lines, read as bytes a block at a time.
 
@@ -883,6 +952,9 @@ class _ByteLines:
         self.path, self.vouch = path, vouch
         #: Whether every line was given (False: stopped early, or not read to its end yet).
         self.ended = False
+        #: Whether a vouched line of the block read last may hold a missing mark or a
+        #: reference alone (:func:`_may_be_marked`): :func:`_strict` reads its lines.
+        self.suspect = False
 
     def __iter__(self) -> Iterator[tuple[int, str, TraceLine | None]]:
         try:
@@ -898,7 +970,9 @@ class _ByteLines:
                         return  # a line end of the text reader's: it reads from here
                     if not lineno and lines[0].startswith(codecs.BOM_UTF8):
                         lines = [lines[0][3:], *lines[1:]]
-                    for raw, vouched in zip(lines, self.vouch.lines(lines, quotes), strict=True):
+                    vouched_lines = self.vouch.lines(lines, quotes)
+                    self.suspect = _may_be_marked(vouched_lines)
+                    for raw, vouched in zip(lines, vouched_lines, strict=True):
                         if vouched is not None:
                             lineno += 1
                             yield lineno, "", vouched
@@ -1076,6 +1150,8 @@ class TableStream:
                 if row is not None:
                     yield row
                 continue
+            if read.suspect:
+                _strict(vouched, tally, path, line)
             tally.count += 1
             yield _Row(vouched, None, {}, path, line, "")
         if read.ended:
@@ -1085,6 +1161,8 @@ class TableStream:
                 continue
             vouched = vouch(text)
             if vouched is not None:
+                if _may_be_marked((vouched,)):
+                    _strict(vouched, tally, path, line)
                 tally.count += 1
                 yield _Row(vouched, None, {}, path, line, "")
                 continue
@@ -1119,6 +1197,8 @@ class TableStream:
                 if row is not None:
                     yield row
                 continue
+            if _may_be_marked((vouched,)):
+                _strict(vouched, tally, path, line)
             tally.count += 1
             yield _Row(vouched, None, {}, path, line, "")
 
@@ -1162,7 +1242,7 @@ class TableStream:
             raise _in_row(_verdict_column(error, raw, spec), where)
         _ids_given_alike(raw, spec, tally, path, line)
         try:
-            trace, label = _row(raw, spec, path, line, where)
+            trace, label = _row(raw, spec, path, line, where, tally)
         except InputError as exc:
             raise _in_row(_verdict_column(exc, raw, spec), where) from None
         if spec.ids == "line" and trace.claim_id == f"L{line}" and not where:
@@ -1582,6 +1662,7 @@ class _Tally:
     first_marked: tuple[Path, int] | None = None
     last_marked: tuple[Path, int] | None = None
     #: rows whose reasoning cell holds a missing mark, read as no reasoning, and the first
+    last_objects: tuple[Path, int] | None = None  # (passage objects: see _row)
     reasoned: int = 0
     first_reasoned: tuple[Path, int] | None = None
     #: rows whose passages' scores follow no order of their ranks, and the first (its scores)
