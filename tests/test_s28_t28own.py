@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 
 from failcodes.ingest import table
+from failcodes.traceio import write_traces
+from failcodes.traces import Trace
 from tests.cli_helpers import run_cli
 
 
@@ -127,3 +129,26 @@ def test_a_passage_that_only_begins_as_a_mark_or_a_link_is_read_as_text(
     assert [p["text"] for p in got["passages"]] == texts
     assert got["reasoning"] == "NA values were excluded."
     assert "missing mark" not in err
+
+
+def test_the_tools_own_parquet_traces_are_read_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the tool's own Parquet (its footer's marker: read by _own_rows' voucher), written from
+    # models that hold the marks as text, as main's ingest wrote them
+    models = [
+        Trace.model_validate(_trace(1, "N/A", ["Aspirin reduces pain.", "N/A"])),
+        Trace.model_validate(_trace(2, "Because it says so.", ["#N/A", "Ibuprofen is an NSAID."])),
+    ]
+    src = tmp_path / "t.parquet"
+    write_traces(src, models)
+    assert table._own_traces(src)
+    out = tmp_path / "o.jsonl"
+    code, _, err = run_cli(["ingest", "generic", str(src), "-o", str(out)], capsys)
+    assert code == 0, err
+    got = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    # by hand: p12 (N/A) and p21 (#N/A) are no passage, 2 in all; line 1's reasoning none, 1
+    assert [[p["passage_id"] for p in t["passages"]] for t in got] == [["p11"], ["p22"]]
+    assert [t.get("reasoning") for t in got] == [None, "Because it says so."]
+    assert "2 passage cell(s) holding a missing mark" in err
+    assert f"1 reasoning cell(s) holding a missing mark (first at {src}:1)" in err
