@@ -41,8 +41,9 @@ def test_api_refuses_codes_joined_two_ways_as_the_cli_does() -> None:
         {"unit": ["1", "2", "3", "4"], "a": ["x;y", "z", "y;x", "z"], "b": ["y;x", "z", "x;y", "w"]}
     )
     api, cli = _refusals(frame)
-    assert api == cli
-    assert "'y;x' holds the codes of 'x;y' (line 2, column 'a')" in api
+    # the same refusal; the API names the frame's rows (t28small): 'y;x' in row 2, 'x;y' row 0
+    assert api == cli.replace("field 'a': ", "field 'a': row 2: ").replace("line 2", "row 0")
+    assert "'y;x' holds the codes of 'x;y' (line 2, column 'a')" in cli
 
 
 def test_api_checks_in_the_cli_order() -> None:
@@ -56,8 +57,9 @@ def test_api_checks_in_the_cli_order() -> None:
         }
     )
     api, cli = _refusals(frame)
-    assert api == cli
-    assert "unit '2' is on two rows (first at line 3)" in api
+    # the same refusal; the API names the frame's rows (t28small): unit '2' in rows 1 and 2
+    assert api == cli.replace("field 'unit': ", "field 'unit': row 2: ").replace("line 3", "row 1")
+    assert "unit '2' is on two rows (first at line 3)" in cli
 
 
 def _calls(statements: list[ast.stmt]) -> list[str]:

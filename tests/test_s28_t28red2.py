@@ -39,12 +39,14 @@ def test_a_frame_of_code_lists_tuples_or_objects_is_refused_in_one_line(tmp_path
         frame = pd.DataFrame({"unit": ["u1", "u2", "u3"], "r1": cells, "r2": other})
         with pytest.raises(FailcodesError) as caught:
             fc.ratings_from_frame(frame)
-        assert str(caught.value).startswith(f"field 'r1': {kind} (")
+        assert str(caught.value).startswith(f"field 'r1': row 0: {kind} (")
         assert "is not a rating (one number or text per cell); co-occurring codes? " in str(
             caught.value
         )
     objects = pd.DataFrame({"unit": ["u1", "u2"], "r1": [{"c": 1}] * 2, "r2": [{"c": 1}] * 2})
-    with pytest.raises(FailcodesError, match=r"^field 'r1': an object \(\{'c': 1\}\) is not a"):
+    with pytest.raises(
+        FailcodesError, match=r"^field 'r1': row 0: an object \(\{'c': 1\}\) is not a"
+    ):
         fc.ratings_from_frame(objects)
     # the way it names: the frame's lists in a JSONL file, agree --sets ';' from Python.
     # By hand: u1 {a,b} = {b,a}, u2 {a} = {a}, u3 {b} = {b}: exact-set percent 3/3 = 1.0

@@ -77,3 +77,68 @@ def test_a_span_slipping_a_letter_or_two_into_a_sentence_does_not_label_it(
         "2 sentence(s) an error span touched with its edge alone, at most 2 letters or digits "
         "of theirs (first: T-q1:s0, 'n.' of 'Aspirin relieves pain.')"
     ) in err
+
+
+def test_the_python_api_refusals_name_its_keywords_not_agrees_flags(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import pandas as pd
+
+    import failcodes
+    from failcodes.errors import InputError, StatisticsError
+
+    # two id-named columns: which is the unit is the user's to say (main: "--unit-column and
+    # --raters", flags of agree that ratings_from_frame does not take)
+    ids = pd.DataFrame({"item_id": [1, 2, 3], "unit_id": [1, 2, 3], "c": [1, 2, 3], "d": [1, 2, 2]})
+    with pytest.raises(InputError) as e:
+        failcodes.ratings_from_frame(ids)
+    assert str(e.value).endswith("name them with unit_column= and raters=")
+    assert "--" not in str(e.value)
+    frame = pd.DataFrame({"a": ["yes", "no", "yes"], "b": ["yes", "no", "no"]})
+    with pytest.raises(StatisticsError) as s:
+        failcodes.agreement_table(
+            failcodes.ratings_from_frame(frame), ["krippendorff"], level="ordinal"
+        )
+    # main: "give the category order (e.g. --categories a,b,c)"
+    assert str(s.value).endswith(
+        "give the category order (e.g. failcodes.ratings_from_frame(frame, categories=['a', "
+        "'b', 'c']))"
+    )
+    # the hint followed: ordinal alpha on 2 categories is nominal alpha. By hand (Krippendorff
+    # 2011): pairable n = 6 (3 yes, 3 no); coincidences o_yy 2, o_nn 2, o_yn = o_ny 1;
+    # D_o = 2/6, D_e = 2*3*3/(6*5) = 0.6; alpha = 1 - (1/3)/0.6 = 4/9
+    table = failcodes.ratings_from_frame(frame, categories=["no", "yes"])
+    (row,) = failcodes.agreement_table(table, ["krippendorff"], level="ordinal")
+    assert row.value == pytest.approx(4 / 9)
+    # agree's own words stay: the CLI names its flag
+    csv = tmp_path / "r.csv"
+    frame.to_csv(csv, index_label="unit_id")
+    code, _, err = run_cli(
+        ["agree", str(csv), "--stat", "krippendorff", "--level", "ordinal"], capsys
+    )
+    assert code == 2
+    assert "give the category order (e.g. --categories a,b,c)" in err
+
+
+def test_a_frame_refusal_names_the_cells_row_by_its_index_label() -> None:
+    import pandas as pd
+
+    import failcodes
+    from failcodes.errors import InputError
+
+    frame = pd.DataFrame(
+        {"a": ["yes", "no", "yes"], "b": ["yes", "no", "Yes"]}, index=["u1", "u2", "u3"]
+    )
+    with pytest.raises(InputError) as e:
+        failcodes.ratings_from_frame(frame)
+    # 'Yes' is in row 'u3' (position 2) of column b, 'yes' first in row 'u1' (position 0) of
+    # column a; main named the column only: "field 'b': rating 'Yes' is 'yes' (line 2, ..."
+    assert str(e.value).startswith(
+        "field 'b': row 'u3' (position 2): rating 'Yes' is 'yes' (row 'u1' (position 0), "
+        "column 'a') written another way"
+    )
+    assert e.value.line == 4  # the frame's row + 2, as a CSV line under its header
+    numbered = frame.reset_index(drop=True)
+    with pytest.raises(InputError) as e:
+        failcodes.ratings_from_frame(numbered)
+    assert str(e.value).startswith("field 'b': row 2: rating 'Yes' is 'yes' (row 0, column 'a')")

@@ -36,9 +36,9 @@ from failcodes.stats.sets import (
 )
 from failcodes.stats.tables import (
     RatingsTable,
-    agreement_table,
     lone_units,
     ratings_from_frame,
+    table_agreement,
     undefined_single_rated,
 )
 
@@ -663,7 +663,7 @@ def set_code_agreement(
             RatingsTable(v, [str(i) for i in range(len(v))], list(raters), _BINARY, ["0", "1"])
             for v in (values, values[paired])
         )
-        results = agreement_table(table, chosen, **_opts(n_bootstrap, seed, confidence))
+        results = table_agreement(table, chosen, **_opts(n_bootstrap, seed, confidence))
         for res in _absent_code(results, compared, code) if pair else results:
             out.append(
                 ScopedAgreement(
@@ -772,7 +772,7 @@ def annotation_agreement(
             items, dim, coders=who, categories=None if dim is None else cats(dim), min_ratings=least
         )
         return [
-            (False, r) for r in agreement_table(ratings, stats, clusters=ratings.clusters, **opts)
+            (False, r) for r in table_agreement(ratings, stats, clusters=ratings.clusters, **opts)
         ]
 
     out: list[ScopedAgreement] = []
@@ -827,7 +827,7 @@ def annotation_agreement(
                     )
                     prevalence = _prevalence(table)
                     for res in _absent_code(
-                        agreement_table(table, CODE_STATS, **_opts(n_bootstrap, seed, confidence)),
+                        table_agreement(table, CODE_STATS, **_opts(n_bootstrap, seed, confidence)),
                         table,
                         code,
                     ):

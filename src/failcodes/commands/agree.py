@@ -709,7 +709,7 @@ class AgreeRequest(Request):
         # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
         from failcodes.coderagreement import annotation_agreement
         from failcodes.ratingsio import read_ratings_frame, read_weight_matrix
-        from failcodes.stats.tables import agreement_table, ratings_tables
+        from failcodes.stats.tables import ratings_tables, table_agreement
 
         rows: list[dict[str, Any]] = []
         group_keys: list[str] = []
@@ -853,7 +853,7 @@ class AgreeRequest(Request):
                         f"are the {len(shown)} categories in order ({', '.join(shown)}); "
                         "--categories lists the whole scale"
                     )
-                results = agreement_table(
+                results = table_agreement(
                     table,
                     stats,
                     level=self.level,

@@ -841,7 +841,88 @@ def ratings_from_frame(
     not given: fine for nominal data only, see ``ordered``). The unit-id and rater columns
     are chosen by :func:`choose_columns` (or given as ``columns``, chosen once on a whole
     table that is analysed in parts); the table records which column was used and why.
+    From Python (no ``columns``), a refusal names the keywords (``raters=``), not agree's
+    flags, and a cell's row by the frame's index label and position, not a file line.
     """
+    if columns is not None:
+        return _ratings(frame, unit_column, raters, categories, exclude, source, columns)
+    try:
+        return _ratings(frame, unit_column, raters, categories, exclude, source, columns)
+    except InputError as e:
+        reason = in_python_words(e.reason)
+        if e.path is None:  # a file's frame (``source``) keeps its lines
+            reason = _rows_named(reason, frame)
+            if e.line is not None:
+                reason = f"{_rows_named(f'line {e.line}', frame)}: {reason}"
+        raise InputError(reason, path=e.path, line=e.line, field=e.field) from None
+    except StatisticsError as e:
+        said = in_python_words(str(e))
+        if said == str(e):
+            raise
+        raise StatisticsError(said) from None
+
+
+#: agree's flags that name an argument of the Python API, and what may follow them.
+_FLAGS = re.compile(
+    r"--(unit-column|raters|categories)"
+    r"(:| (?!(?:and|if|to|reads|in|with|or|gives|keeps|leaves)\b)[^\s);]+)?"
+)
+
+
+def in_python_words(text: str, made: bool = False) -> str:
+    """A refusal's agree flags as the Python API's keywords.
+
+    ``--raters a,b`` -> ``raters=['a', 'b']``, ``--unit-column`` -> ``unit_column=``; ``made``
+    (the table already made, as :func:`agreement_table` is given): ``--categories a,b`` ->
+    ``failcodes.ratings_from_frame(frame, categories=['a', 'b'])``. From Python,
+    ratings_from_frame said "name them with --unit-column and --raters".
+    """
+
+    def word(m: re.Match[str]) -> str:
+        key, arg = m.group(1).replace("-", "_"), m.group(2)
+        if arg is None or arg == ":":
+            said = f"{key}{arg or '='}"
+        elif key == "unit_column":
+            value = arg.strip()
+            said = f"{key}={value if value[0] in chr(39) + chr(34) else repr(value)}"
+        else:
+            said = f"{key}={[v.strip(chr(39) + chr(34)) for v in arg.strip().split(',')]!r}"
+        if made and key == "categories" and arg not in (None, ":"):
+            return f"failcodes.ratings_from_frame(frame, {said})"
+        return said
+
+    return _FLAGS.sub(word, text)
+
+
+def _rows_named(text: str, frame: pd.DataFrame) -> str:
+    """A frame refusal's ``line N`` (the frame's row N - 2, as a CSV line) as the frame's row.
+
+    ``row 'u3' (position 2)`` by a labelled index, ``row 2`` by a default one; the message
+    named the column alone (InputError shows a line only beside a path).
+    """
+
+    def row(m: re.Match[str]) -> str:
+        pos = int(m.group(1)) - 2
+        if not 0 <= pos < len(frame):
+            return m.group(0)
+        label = frame.index[pos]
+        if isinstance(frame.index, pd.RangeIndex) and label == pos:
+            return f"row {pos}"
+        return f"row {label!r} (position {pos})"
+
+    return re.sub(r"\bline (\d+)\b", row, text)
+
+
+def _ratings(
+    frame: pd.DataFrame,
+    unit_column: str | None,
+    raters: Sequence[str] | None,
+    categories: Sequence[str] | None,
+    exclude: Sequence[str],
+    source: str | Path | None,
+    columns: ColumnChoice | None,
+) -> RatingsTable:
+    """:func:`ratings_from_frame` in agree's words (its refusals name agree's flags)."""
     if columns is None:  # the Python API: a notebook's frame, its names as a user gave them
         frame, unit_column, raters, categories = _frame_arguments(
             frame, unit_column, raters, categories
@@ -1592,6 +1673,39 @@ def _asked(
 
 
 def agreement_table(
+    table: RatingsTable,
+    statistics: Sequence[str] = STATISTICS,
+    *,
+    level: str = "nominal",
+    weights: Weights = None,
+    n_bootstrap: int = 0,
+    seed: int | None = 0,
+    confidence: float = 0.95,
+    clusters: Sequence[str] | None = None,
+) -> list[AgreementResult]:
+    """:func:`table_agreement` from Python: a refusal names ratings_from_frame's keywords.
+
+    It said "give the category order (e.g. --categories a,b,c)", agree's flag.
+    """
+    try:
+        return table_agreement(
+            table,
+            statistics,
+            level=level,
+            weights=weights,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+            confidence=confidence,
+            clusters=clusters,
+        )
+    except StatisticsError as e:
+        said = in_python_words(str(e), made=True)
+        if said == str(e):
+            raise
+        raise StatisticsError(said) from None
+
+
+def table_agreement(
     table: RatingsTable,
     statistics: Sequence[str] = STATISTICS,
     *,
