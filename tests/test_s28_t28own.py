@@ -90,7 +90,13 @@ def test_missing_marks_in_trace_lines_are_no_passage_and_no_reasoning_with_notes
 
 @pytest.mark.parametrize("how", READS)
 @pytest.mark.parametrize(
-    "link", ["https://pubmed.ncbi.nlm.nih.gov/123/", "PMID: 31978945", "doi:10.1056/NEJMoa2001017"]
+    "link",
+    [
+        "https://pubmed.ncbi.nlm.nih.gov/123/",
+        "PMID: 31978945",
+        "doi:10.1056/NEJMoa2001017",
+        "\u3000HTTPS://x.org/1",
+    ],
 )
 def test_a_trace_lines_passage_that_is_a_link_alone_is_refused_naming_line_and_field(
     tmp_path: Path,

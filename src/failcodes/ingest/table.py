@@ -891,6 +891,10 @@ _SUSPECT = frozenset(
     | {f"10.{d}" for d in range(10)}
     | {f"pmc{d}" for d in range(10)}
 )
+#: Their first characters, either case, and any a text stripped of its spaces may begin with.
+_SUSPECT_FIRST = frozenset(p[0] for p in _SUSPECT) | {p[0].upper() for p in _SUSPECT}
+_SUSPECT_FIRST |= {c for c in map(chr, range(0x3001)) if c.isspace()}  # (to U+3000: strip's)
+_FIRST = operator.itemgetter(0)
 _FIRST4 = operator.itemgetter(slice(4))
 _TEXT = operator.attrgetter("text")
 _REASONING = operator.attrgetter("reasoning")
@@ -909,11 +913,11 @@ def _may_be_marked(lines: Iterable[TraceLine | None]) -> bool:
     attribution, where the exact reader reads the one as none and refuses the other.
     """
     recs = [rec for rec in lines if rec is not None]
-    texts = itertools.chain(
-        map(_TEXT, itertools.chain.from_iterable(map(_PASSAGES, recs))),
-        filter(None, map(_REASONING, recs)),
-    )
-    return not _SUSPECT.isdisjoint(map(str.lower, map(_FIRST4, map(str.strip, texts))))
+    texts = list(map(_TEXT, itertools.chain.from_iterable(map(_PASSAGES, recs))))
+    texts += filter(None, map(_REASONING, recs))  # (the voucher takes no empty text)
+    # those whose first character may begin one (no string made: ~15% less than all four)
+    maybe = itertools.compress(texts, map(_SUSPECT_FIRST.__contains__, map(_FIRST, texts)))
+    return not _SUSPECT.isdisjoint(map(str.lower, map(_FIRST4, map(str.strip, maybe))))
 
 
 def _strict(rec: TraceLine, tally: _Tally, path: Path, line: int) -> None:
