@@ -65,3 +65,22 @@ def test_mcnemar_b_equal_c_keeps_fagerland_mid_p() -> None:
     b = [0.0, 0.0, 1.0, 1.0, 1.0]
     assert mcnemar(a, b).p_value == pytest.approx(0.8125, abs=1e-12)
     assert mcnemar([1.0, 0.0], [1.0, 0.0]).p_value == 1.0
+
+
+def test_few_discordant_questions_take_the_mid_p_not_the_chi_square(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """40 discordant sentences (A flags, B not) in 4 questions of 10, 2 concordant questions.
+
+    The question is the unit: d_q = 10, 10, 10, 10. Sign flips of 4 questions: |S| = 40 with
+    probability 2/16, none larger, so the mid-p is 0 + (2/16) / 2 = 0.0625 (Fagerland et al.
+    2013's mid-p on the questions). Main took the chi-square (sum d)^2 / sum d^2 = 1600/400 = 4,
+    p 0.0455 (scipy chi2.sf(4, 1)), because 40 discordant *units* >= --exact-below 25.
+    """
+    rows = [f"q{q},1,0" for q in range(4) for _ in range(10)] + ["q4,1,1", "q5,0,0"]
+    path = write_text(tmp_path / "few.csv", "question_id,A,B\n" + "\n".join(rows) + "\n")
+    code, out, err = run_cli(["compare", str(path), "--format", "json"], capsys)
+    assert code == 0, err
+    row = next(r for r in json.loads(out)["tests"] if r["test"].startswith("mcnemar"))
+    assert (row["test"], row["unit"]) == ("mcnemar_midp", "question")
+    assert row["p_value"] == pytest.approx(0.0625, abs=1e-12)

@@ -331,7 +331,8 @@ class CompareRequest(Request):
     )
     exact_below: int = option(
         25,
-        help="Mid-p exact McNemar below this many discordant pairs, else chi-square.",
+        help="Mid-p exact McNemar below this many discordant pairs (questions, when the "
+        "question is the unit), else chi-square.",
         ge=0,
         strict=True,
     )
