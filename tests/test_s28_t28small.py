@@ -142,3 +142,17 @@ def test_a_frame_refusal_names_the_cells_row_by_its_index_label() -> None:
     with pytest.raises(InputError) as e:
         failcodes.ratings_from_frame(numbered)
     assert str(e.value).startswith("field 'b': row 2: rating 'Yes' is 'yes' (row 0, column 'a')")
+
+
+def test_an_unknown_statistic_is_named_before_the_category_order_is_asked() -> None:
+    import pandas as pd
+
+    import failcodes
+    from failcodes.errors import StatisticsError
+
+    table = failcodes.ratings_from_frame(
+        pd.DataFrame({"a": ["yes", "no", "yes"], "b": ["yes", "no", "no"]})
+    )
+    # main: "give the category order (...)": given it, the name was refused only then
+    with pytest.raises(StatisticsError, match=r"^unknown statistic 'krippendorff_alpha'; "):
+        failcodes.agreement_table(table, ["krippendorff_alpha"], level="ordinal")

@@ -1669,6 +1669,11 @@ def _asked(
     twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
     if twice is not None:  # two equal rows, where agree refuses '--stat cohen,cohen'
         raise ConfigError(f"statistics names {twice!r} twice")
+    unknown = next((n for n in names if n not in STATISTICS), None)
+    if unknown is not None:  # was refused for the category order first, on text labels
+        raise StatisticsError(
+            f"unknown statistic {unknown!r}; choose one of {', '.join(STATISTICS)}"
+        )
     return names
 
 
