@@ -331,7 +331,9 @@ def test_every_interval_in_the_table_has_its_warning(tmp_path: Path, run) -> Non
     res = run("metrics", "--traces", a, "--labels", labels, "-m", "refuted", "--bootstrap", "200")
     assert res.returncode == 0, res.stderr
     assert "[100.0, 100.0]" in res.stdout
-    warned = [line for line in res.stdout.splitlines() if line.startswith("– CI warning")]
+    # a long warning wraps: each warning is its line and the lines that continue it
+    notes = res.stdout.split("\n– ")
+    warned = ["– " + " ".join(n.split()) for n in notes[1:] if n.startswith("CI warning")]
     spec = [line for line in warned if "A/refuted:Spec" in line]
     assert spec and "zero-width interval" in spec[0] and "only 2 clusters (< 20)" in spec[0]
     for short in ("BalAcc", "J", "Acc"):

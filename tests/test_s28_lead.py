@@ -90,3 +90,36 @@ def test_a_label_column_judging_the_retrieval_is_refused_as_the_sentences_truth(
     assert code == 2
     assert "judges the pipeline's evidence" in err
     assert not labels.exists()
+
+
+def test_metrics_say_how_many_resamples_an_interval_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # t28cmp's left item: an interval over the resamples where its metric is defined left the
+    # others out, unsaid (agree says "coefficient undefined in N of M resamples"). Ten
+    # questions of one sentence, one of them an error the system flags (TP 1, TN 9): F1 is
+    # defined only in resamples that draw q0, so by hand (0.9)^10 = 34.9% of resamples leave
+    # it undefined (~697 of 2000, sd ~21); specificity is defined in every resample.
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    rows = [
+        {"system": "A", "question_id": f"q{k}", "sentence_id": f"s{k}", "claim_id": f"c{k}",
+         "claim": f"claim {k}", "verdict": "refuted" if k == 0 else "supported"}
+        for k in range(10)
+    ]  # fmt: skip
+    traces.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    gold = [
+        {"question_id": f"q{k}", "sentence_id": f"s{k}", "has_error": k == 0} for k in range(10)
+    ]
+    labels.write_text("".join(json.dumps(r) + "\n" for r in gold))
+    code, out, _ = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted",
+         "--bootstrap", "2000", "--format", "json"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0
+    (row,) = json.loads(out)
+    left = 2000 - row["f1_ci_defined_resamples"]
+    assert 600 < left < 800  # 697 expected
+    assert f"undefined in {left} of 2000 resamples (left out" in row["f1_ci_warning"]
+    assert row["specificity_ci_defined_resamples"] == 2000
+    assert "resamples (left out" not in row["specificity_ci_warning"]

@@ -760,6 +760,11 @@ def _point(per_cluster: IntArray) -> dict[str, FloatArray]:
     return metric_arrays(totals[:, 0], totals[:, 1], totals[:, 2], totals[:, 3])
 
 
+#: An interval over fewer than this share of its resamples says how many it left out (as
+#: agree's coefficients do).
+UNDEFINED_SHARE = 0.9
+
+
 def _intervals(
     values: dict[str, FloatArray],
     t: dict[str, FloatArray],
@@ -837,13 +842,23 @@ def _intervals(
                     f"(< {MIN_STUDENTIZED_EVENTS}): a percentile interval, which under-covers"
                 )
                 warning = f"{warning}; {note}" if warning else note
+            defined = int(n_t[g]) if studentized else int(n_def[g])
+            if defined < UNDEFINED_SHARE * resamples:
+                # F1 of one positive question among ten: undefined wherever a resample left it
+                # out (35% of them), the interval over the others alone, unsaid where agree
+                # says it
+                note = (
+                    f"undefined in {resamples - defined} of {resamples} resamples (left out: "
+                    "the interval is over those where it is defined, and may not cover)"
+                )
+                warning = f"{warning}; {note}" if warning else note
             out[g][name] = Interval(
                 low=lo,
                 high=hi,
                 method="studentized" if studentized else "percentile",
                 confidence=confidence,
                 resamples=resamples,
-                defined_resamples=int(n_t[g]) if studentized else int(n_def[g]),
+                defined_resamples=defined,
                 warning=warning,
             )
     return out
