@@ -41,7 +41,7 @@ ROWS: list[dict[str, Any]] = [
             _passage(2, "big", 1e22, title="T\u00eftle", source="pubmed", gold=True),
             _passage(3, "zero", 0.0, gold_verdict="refuted"),
             _passage(4, "negative zero", -0.0),
-            _passage(5, "none", None),
+            _passage(5, "no score", None),
         ],
     },
     {
