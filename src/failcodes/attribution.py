@@ -22,7 +22,6 @@ makes them while it streams its files.
 
 from __future__ import annotations
 
-import functools
 import sys
 from array import array
 from collections import Counter
@@ -197,29 +196,6 @@ _BUCKETS = 64
 _BUCKET_SHIFT = 64 - 6
 
 
-@functools.lru_cache(maxsize=1)
-def _malloc_trim() -> Any:
-    """The C library's ``malloc_trim`` (glibc), or None (another C library: none to call)."""
-    import ctypes
-
-    try:
-        return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return None
-
-
-def _give_back() -> None:
-    """Give the pages of freed memory back to the system (glibc keeps them for reuse).
-
-    A :class:`CodeIndex` lets go of each bucket as it is sorted into arrays made once: freed
-    from the heap, its pages would still count in the process's memory beside the sorted
-    arrays that do not reuse them.
-    """
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
 def _last_of_each(
     keys: np.ndarray[Any, Any], which: np.ndarray[Any, Any]
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
@@ -360,7 +336,9 @@ class CodeIndex:
             start = end
         self._added += len(keys)
         del k, w, bucket, order
-        _give_back()
+        from failcodes.unitrepeats import give_back  # numpy's module: not at import
+
+        give_back()
 
     def check(self) -> None:
         """Raise the error of an annotation made under another codebook, if one was added."""
@@ -372,10 +350,10 @@ class CodeIndex:
 
         Sorted a bucket (the ids' top bits: a unit's ids are all in its bucket, in file
         order) at a time into arrays made once, each bucket let go when sorted and its pages
-        given back (:func:`_give_back`): 12 bytes a unit and one bucket's sort. Sorting them
-        all at once took ~20 bytes a unit more at its peak: 35 MB for the 2.1M retrieval
-        units of a 10x paper-scale study, whose ``attribute`` peaked 1.82x its 1x peak
-        (issue 30).
+        given back (:func:`~failcodes.unitrepeats.give_back`): 12 bytes a unit and one
+        bucket's sort. Sorting them all at once took ~20 bytes a unit more at its peak: 35 MB
+        for the 2.1M retrieval units of a 10x paper-scale study, whose ``attribute`` peaked
+        1.82x its 1x peak (issue 30).
         """
         import numpy as np
 
@@ -407,7 +385,9 @@ class CodeIndex:
                 self._keys[at], self._which[at] = array("q"), array("i")  # let go
                 start = end
                 if at % 8 == 7:
-                    _give_back()
+                    from failcodes.unitrepeats import give_back
+
+                    give_back()
             keys, which = keys[:start], which[:start]  # (pages past it never written)
         self._keys = [array("q") for _ in range(_BUCKETS)]
         self._which = [array("i") for _ in range(_BUCKETS)]

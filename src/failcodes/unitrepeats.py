@@ -107,7 +107,7 @@ class FirstUnits:
             del late_codes, at, old
             self._runs.append((keys, codes))
         if merged and len(runs[-1][0]) * 2 > RUN_KEYS:  # a large merge: its old arrays'
-            _give_back()  # pages (heap memory glibc keeps) back to the system
+            give_back()  # pages (heap memory glibc keeps) back to the system
 
     def repeated_in(
         self, frame: pd.DataFrame, by: str, codes: Sequence[str]
@@ -166,11 +166,12 @@ class FirstUnits:
 RUN_KEYS = 1 << 20
 
 
-def _give_back() -> None:
+def give_back() -> None:
     """Give the pages of freed heap memory back to the system (glibc's ``malloc_trim``).
 
-    A merge lets go of two runs' arrays: glibc keeps such arrays' pages (under its mmap
-    threshold, which rises to 32 MB as large arrays are freed) for reuse, and the larger runs
+    A merge lets go of two runs' arrays (a code index each sorted bucket,
+    :class:`failcodes.attribution.CodeIndex`): glibc keeps such arrays' pages (under its mmap
+    threshold, which rises to 32 MB as large arrays are freed) for reuse, and the larger arrays
     made next do not fit in them. Nothing on another C library.
     """
     import ctypes
