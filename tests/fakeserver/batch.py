@@ -15,9 +15,11 @@ benchmark can price them at the batch discount.
 
 from __future__ import annotations
 
+import atexit
 import email.parser
 import email.policy
 import json
+import shutil
 import tempfile
 import time
 from collections import Counter, deque
@@ -42,11 +44,22 @@ from tests.fakeserver.answers import (
 ECHOED = "sk-ant-api03-ECHOED0f3c9a7e51b2"
 
 
+def _scratch_folder() -> Path:
+    """A temporary folder for batch payloads, removed when the process ends.
+
+    (Each test process used to leave one ``fakebatch-*`` folder in the temporary directory:
+    839 of them after a few hundred test runs.)
+    """
+    folder = Path(tempfile.mkdtemp(prefix="fakebatch-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
 @dataclass
 class BatchState:
     """Files and batches of one fake server (payloads live in a temporary folder)."""
 
-    folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="fakebatch-")))
+    folder: Path = field(default_factory=_scratch_folder)
     delay: float = 0.0
     fail_items: int = 0
     #: Odd results of the next Anthropic batch items, one each: ``errored``, ``expired``,
@@ -69,7 +82,7 @@ class BatchState:
         return f"{prefix}_fake{self.counter:06d}"
 
     def reset(self) -> None:
-        """Forget batches, files and counters (files on disk stay until the process ends)."""
+        """Forget batches, files and counters (files on disk are removed when the process ends)."""
         self.files.clear()
         self.batches.clear()
         self.usage.clear()
