@@ -100,6 +100,65 @@ def similarity(
     return max(j_name, (j_name + j_all) / 2)
 
 
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance of ``a`` and ``b`` (insertions, deletions, substitutions)."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, start=1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
+
+
+#: Most edits at which a name is said to be close to another (and at most one per 5 letters).
+CLOSE_EDITS = 2
+
+
+def close_names(name: str, others: Iterable[tuple[str, str]]) -> list[tuple[str, str, int]]:
+    """The ``(ref, name)`` of ``others`` whose normalised name is a few edits from ``name``.
+
+    A spelling variant ('Paediatric'/'Pediatric', 'Tumour'/'Tumor') normalises apart, so it
+    was a new pattern without a word; it is not joined (hypertension/hypotension are two
+    edits apart too), only said: ``(ref, name, edits)`` for each, closest first.
+    """
+    norm = normalise_name(name)
+    out = []
+    for ref, other in others:
+        theirs = normalise_name(other)
+        if not norm or not theirs or norm == theirs:
+            continue
+        n = edit_distance(norm, theirs)
+        if n <= CLOSE_EDITS and 5 * n <= min(len(norm), len(theirs)):
+            out.append((ref, other, n))
+    return sorted(out, key=lambda hit: hit[2])
+
+
+def _close_note(proposal: Proposal, near: Sequence[KnownPattern]) -> tuple[str, ...]:
+    """Notes for an open proposal whose name is a few edits from a code or another proposal."""
+    by_ref = {k.ref: k for k in near}
+    notes = []
+    for ref, other, n in close_names(proposal.name, ((k.ref, k.name) for k in near)):
+        known = by_ref[ref]
+        if ref.startswith(("leaf:", "subcode:")):
+            what = f"existing code {ref[ref.index(':') + 1 :]!r} ({other!r})"
+            how = (
+                f"merge with target {ref} if it is the same pattern"
+                if known.dimension == proposal.dimension
+                else f"reject it if it is the same pattern (dimension {known.dimension})"
+            )
+        elif not ref.startswith(f"r{proposal.round:04d}-"):
+            what = f"proposal {ref} ({other!r}), rejected or merged in an earlier round"
+            how = "reject it if it is the same pattern"
+        else:
+            what = f"proposal {ref} ({other!r}) of this round"
+            how = "accept one and merge or reject the other if they are the same pattern"
+        notes.append(
+            f"new pattern {proposal.name!r} is close to {what} (edit distance {n}): a "
+            f"spelling variant is not joined by itself; {how}"
+        )
+    return tuple(notes)
+
+
 @dataclass(frozen=True)
 class KnownPattern:
     """Something a draft may repeat: an existing leaf/subcode or an earlier proposal."""
@@ -228,5 +287,6 @@ def deduplicate(
             )
             continue
         taken.add(leaf_id)
-        kept.append(proposal)
+        near = _close_note(proposal, [*existing, *prior, *open_same_round])
+        kept.append(proposal.model_copy(update={"notes": (*proposal.notes, *near)}))
     return kept
