@@ -13,7 +13,7 @@ import re
 #: A column's name that says true flags an error (``is_hallucination``, ``has_error``).
 ERROR_FLAG = re.compile(
     r"hallucinat|error|wrong|incorrect|false|fake|unsupport|not_?supported|contradict|refut"
-    r"|unfaithful|inaccura|mistake|fabricat",
+    r"|unfaithful|inaccura|mistake|fabricat|disagree|unsafe|(?<!p)harm|unacceptab|inappropriat|reject",
     re.IGNORECASE,
 )
 
@@ -24,9 +24,40 @@ CORRECT_FLAG = re.compile(
 )
 
 
+#: Whole words of a column's name that say its true marks a sentence the clinician accepts
+#: (``clinician_agrees``, ``is_safe``, ``acceptable``): words, as ``safety_concern`` or a
+#: ``passage`` column say no such thing. ``--map clinician_agrees=has_error`` read every
+#: sentence the clinician agreed with as an error (TP 0, FP 2, FN 2, TN 0 for TP 2, TN 2, exit
+#: 0).
+ACCEPT_WORDS = frozenset(
+    {
+        "agree",
+        "agrees",
+        "agreed",
+        "safe",
+        "acceptable",
+        "accepted",
+        "appropriate",
+        "approved",
+        "ok",
+        "okay",
+        "pass",
+        "passed",
+        "passes",
+        "endorsed",
+    }
+)
+
+#: Words that turn a name's correctness round (``not_correct``, ``not_safe``).
+NEGATION_WORDS = frozenset({"not", "no", "non", "never"})
+
+
 def says_correct(name: str) -> bool:
     """Whether ``name`` says its true marks a correct claim (and does not say an error)."""
-    return bool(CORRECT_FLAG.search(name)) and not ERROR_FLAG.search(name)
+    words = _words(name)
+    if words & NEGATION_WORDS or ERROR_FLAG.search(name):
+        return False
+    return bool(CORRECT_FLAG.search(name)) or bool(words & ACCEPT_WORDS)
 
 
 #: Whole words of a column's name that say its 1 marks a right answer (``gpt_correct``,

@@ -30,15 +30,30 @@ _DASHES = str.maketrans(
 )
 
 
+#: Cyrillic and Greek letters drawn as a Latin one (Unicode's confusables, those of one
+#: letter): ``gpt-4о`` with a Cyrillic ``о`` (a name pasted from a paper or a web page) beside
+#: ``gpt-4o`` was scored as a second system that looks the same, each with half the answers
+#: (a spurious row TP 0, FN 2, TN 2, exit 0); NFKC keeps them apart.
+_HOMOGLYPHS = str.maketrans(
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u0501\u04bb\u051b\u051d\u04cf"
+    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0406\u0408\u0405\u0423"
+    "\u03bf\u03bd\u03c1\u03b9\u03ba"
+    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7",
+    "aeopcyxijsdhqwlABEKMHOPCTXIJSYovpikABEZHIKMNOPTYX",
+)
+
+
 def lookalike(text: str) -> str:
     """``text`` as it shows: NFKC, unseen characters left out, dashes written ``-``; case kept.
 
-    NFKC writes a fullwidth ``ｓ`` or ``：`` as ``s``, ``:``.
+    NFKC writes a fullwidth ``ｓ`` or ``：`` as ``s``, ``:``; a Cyrillic or Greek letter drawn as
+    a Latin one is written as that letter (:data:`_HOMOGLYPHS`).
 
     An id pasted with a zero-width space after it, or typed in an East Asian input method's
     fullwidth form, names no trace's sentence though it looks like one (t24red1).
     """
-    return _UNSEEN.sub("", unicodedata.normalize("NFKC", text)).translate(_DASHES)
+    shown = _UNSEEN.sub("", unicodedata.normalize("NFKC", text))
+    return shown.translate(_DASHES).translate(_HOMOGLYPHS)
 
 
 def first_unseen_difference(text: str, other: str) -> str | None:

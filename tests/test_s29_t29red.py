@@ -1,0 +1,144 @@
+"""Session 29 (t29red): new outside shapes at the command line, each counted by hand."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import metrics_counts, run_cli
+
+
+def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+    return path
+
+
+#: Four sentences, one claim each, one system A: s2 and s4 refuted, s1 and s3 supported.
+_SENTENCES = [
+    ["q1", "q1:s1", "Aspirin lowers fever.", "supported"],
+    ["q1", "q1:s2", "Aspirin cures cancer.", "refuted"],
+    ["q2", "q2:s1", "Ibuprofen is an NSAID.", "supported"],
+    ["q2", "q2:s2", "Ibuprofen is safe in late pregnancy.", "refuted"],
+]
+
+
+def _traces(folder: Path) -> Path:
+    return _write_csv(
+        folder / "traces.csv",
+        ["system", "question_id", "sentence_id", "claim_id", "claim", "sentence", "verdict"],
+        [["A", q, s, f"{s}:c1", text, text, v] for q, s, text, v in _SENTENCES],
+    )
+
+
+@pytest.mark.parametrize(
+    "column", ["clinician_agrees", "is_safe", "acceptable", "expert_approved", "ok"]
+)
+def test_a_has_error_column_named_as_the_clinician_accepting_the_sentence_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], column: str
+) -> None:
+    # The clinician agrees with s1 and s3 (true) and not with s2 and s4 (false): by hand the
+    # errors are s2 and s4, both refuted, so under -m refuted TP 2, TN 2. main read true as
+    # has_error: 2 error labels on s1, s3, metrics TP 0, FP 2, FN 2, TN 0, exit 0.
+    table = _write_csv(
+        tmp_path / "l.csv",
+        ["question_id", "sentence_id", column],
+        [[q, s, "true" if v == "supported" else "false"] for q, s, _, v in _SENTENCES],
+    )
+    out = tmp_path / "l.jsonl"
+    code, _, err = run_cli(
+        ["ingest", "generic-labels", str(table), "-o", str(out), "--map", f"{column}=has_error"],
+        capsys,
+    )
+    assert code == 2 and not out.exists()
+    assert f"--map {column}=has_error: the column's name says true means correct" in err
+    assert len(err.strip().splitlines()) == 1
+    # the way it names reads it right: TP 2, TN 2
+    rule = f"{column} = false -> error"
+    code, _, err = run_cli(
+        ["ingest", "generic-labels", str(table), "-o", str(out), "--label-rule", rule], capsys
+    )
+    assert code == 0, err
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(_traces(tmp_path)), "--labels", str(out), "-m", "refuted",
+         "--format", "csv"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert metrics_counts(stdout, "refuted") == {"A": (2, 0, 0, 2)}
+    # a name whose true marks the error (a concern, a negation) is still read as has_error
+    concern = tmp_path / "c.csv"
+    concern.write_text(table.read_text().replace(column, "not_safe"), encoding="utf-8")
+    code, _, err = run_cli(
+        ["ingest", "generic-labels", str(concern), "-o", str(out), "--map", "not_safe=has_error"],
+        capsys,
+    )
+    assert code == 0, err
+    assert out.read_text().count('"has_error":true') == 2  # s1, s3: read as given
+
+
+def test_a_system_name_with_a_cyrillic_letter_is_refused_as_written_two_ways(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # gpt-4o's rows of q2 name it 'gpt-4\u043e' (CYRILLIC SMALL LETTER O): one system by eye.
+    # By hand, gpt-4o: q1:s1 TN, q1:s2 TP, q2:s1 TN, q2:s2 FN (supported, wrong). main
+    # scored 3 systems, the spurious 'gpt-4\u043e' on every shared label: TP 0, FN 2, TN 2,
+    # and gpt-4o's q2 sentences as sentences it made no claim for, exit 0.
+    cyr = "gpt-4\u043e"
+    rows = [
+        ["gpt-4o", "q1", "q1:s1", "Aspirin lowers fever.", "supported", "ok"],
+        ["gpt-4o", "q1", "q1:s2", "Aspirin cures cancer.", "refuted", "wrong"],
+        [cyr, "q2", "q2:s1", "Ibuprofen is an NSAID.", "supported", "ok"],
+        [cyr, "q2", "q2:s2", "Ibuprofen is safe in late pregnancy.", "supported", "wrong"],
+    ]
+    table = _write_csv(
+        tmp_path / "t.csv",
+        ["system", "question_id", "sentence_id", "claim", "verdict", "label"],
+        rows,
+    )
+    out, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(out), "--labels-out", str(labels),
+            "--label-rule", "label = wrong -> error", "--option", "ids=line"]  # fmt: skip
+    code, _, err = run_cli(args, capsys)
+    assert code == 2 and not out.exists() and not labels.exists()
+    assert f"t.csv:4, field 'system': system {cyr!r} is 'gpt-4o'" in err
+    assert len(err.strip().splitlines()) == 1
+    # written one way: TP 1, FN 1, TN 2 (the hand count above)
+    for r in rows:
+        r[0] = "gpt-4o"
+    _write_csv(table, ["system", "question_id", "sentence_id", "claim", "verdict", "label"], rows)
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(out), "--labels", str(labels), "-m", "refuted",
+         "--format", "csv"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert metrics_counts(stdout, "refuted") == {"gpt-4o": (1, 0, 1, 2)}
+
+
+def test_a_label_id_with_a_cyrillic_letter_is_refused_naming_the_character(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 'q1:\u04552' (CYRILLIC SMALL LETTER DZE for s) looks like q1:s2. By hand, labels s2 and
+    # q2:s2 errors: TP 2, TN 2. main read it as a sentence system A made no claim for
+    # (labelled error: FN) and left q1:s2 unlabelled: TP 1, FN 1, TN 2, exit 0.
+    labels = _write_csv(
+        tmp_path / "l.csv",
+        ["question_id", "sentence_id", "has_error"],
+        [["q1", "q1:s1", "false"], ["q1", "q1:\u04552", "true"], ["q2", "q2:s1", "false"],
+         ["q2", "q2:s2", "true"]],
+    )  # fmt: skip
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(_traces(tmp_path)), "--labels", str(labels), "-m",
+         "refuted", "--format", "csv"],
+        capsys,
+    )  # fmt: skip
+    assert (code, stdout) == (2, "")
+    assert "l.csv:3, field 'sentence_id': no trace has sentence_id" in err
+    assert "U+0455" in err
