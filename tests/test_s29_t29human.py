@@ -87,3 +87,105 @@ def test_close_names_by_hand() -> None:
     assert close_names("Rat", [("leaf:c", "Cat")]) == []
     # equal once normalised: a duplicate, not a variant
     assert close_names("Animal studies", [("leaf:a", "Animal study")]) == []
+
+
+# --- (a) reviewers' free-text proposals reach `saturate round --reviews` ---------------------
+
+
+def _review(unit: int, coder: str, codes: dict[str, str], proposal: str | None) -> str:
+    from failcodes.annotations import Annotation, CoderKind
+    from tests.saturation.satfixtures import make_pool, small_codebook
+
+    return Annotation(
+        unit_id=make_pool(12)[unit].id,
+        unit_kind="retrieval",
+        codebook=small_codebook().ref(),
+        coder=coder,
+        coder_kind=CoderKind.HUMAN,
+        codes=codes,
+        proposal=proposal,
+    ).model_dump_json()
+
+
+def test_reviewers_proposals_are_proposals_of_the_next_round(tmp_path: Path) -> None:
+    # alice: entity exact, scope different_context (her one low-quality code), proposes
+    # 'Paediatric population: children instead of adults' -> a leaf proposal under
+    # scope/different_context named 'Paediatric population', defined 'children instead of
+    # adults', example her unit. bob: two low-quality codes, proposes 'Wrong dose': its
+    # dimension is not known -> said, not proposed. carol: no proposal. The proposer proposes
+    # nothing: main read the `proposal` field nowhere (round 1: 0 proposals, closed at once).
+    from failcodes.saturation.rounds import REVIEWERS
+    from tests.saturation.satfixtures import make_pool
+
+    pool = make_pool(12)
+    coder, proposer = setup_project(tmp_path, {})
+    reviews = tmp_path / "reviews.jsonl"
+    ok, wide = "exact_entity", "different_context"
+    reviews.write_text(
+        "\n".join(
+            [
+                _review(
+                    0,
+                    "alice",
+                    {"entity_match": ok, "scope": wide},
+                    "Paediatric population: children instead of adults",
+                ),
+                _review(1, "bob", {"entity_match": "entity_mismatch", "scope": wide}, "Wrong dose"),
+                _review(2, "carol", {"entity_match": ok, "scope": "exact_scope"}, None),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    args = ("round", "trial", "--judge", f"scripted:{coder}", "--proposer", f"scripted:{proposer}")
+    done = cli(*args, "--reviews", str(reviews), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "1 proposal(s), 1 after deduplication" in done.stdout
+    assert (
+        "note: reviewer bob's proposal on unit " + pool[1].id + " ('Wrong dose') is not "
+        "proposed: its dimension is not known (the review's low-quality codes: "
+        "entity_match=entity_mismatch, scope=different_context; one places it)"
+    ) in done.stdout
+    review = tmp_path / "annotations" / "trial" / "rounds" / "r0001" / "review.yaml"
+    item = yaml.safe_load(review.read_text(encoding="utf-8"))["proposals"][0]
+    assert (item["dimension"], item["parent_subcode"]) == ("scope", "different_context")
+    assert (item["name"], item["definition"]) == (
+        "Paediatric population",
+        "children instead of adults",
+    )
+    assert item["proposer"] == REVIEWERS
+    assert [e["unit"] for e in item["examples"]] == [pool[0].id]
+    assert item["proposer_notes"] == [
+        f"proposed by reviewer alice in their review of unit {pool[0].id} (codebook testbook v1)",
+        "placed under scope/different_context, the review's only low-quality code (the "
+        "reviewer named no dimension: reject it if it belongs elsewhere)",
+    ]
+    assert _decide(tmp_path, 1, {"decision": "accept"}).returncode == 0
+    # the same file again: alice's proposal was given to round 1 (accepted: a leaf now)
+    again = cli(*args, "--reviews", str(reviews), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "0 proposal(s), 0 after deduplication" in again.stdout
+    assert "note: 1 reviewer proposal(s) already given to an earlier round" in again.stdout
+
+
+def test_review_status_counts_the_reviews_proposing_a_new_code(tmp_path: Path) -> None:
+    # 3 reviews of drawn units, one (bob's) proposing a new code: main's status line said
+    # nothing of it (the proposal is in no estimate).
+    from failcodes.commands.reviewplan import ReviewStatusRequest
+    from tests.test_review_plan import big_table, human, plan_of
+
+    plan = plan_of(big_table())
+    path = tmp_path / "plan.json"
+    path.write_text(plan.model_dump_json(), encoding="utf-8")
+    ids = sorted(plan.estimation_ids())[:3]
+    rows = [human(ids[0], "exact_entity"), human(ids[1], "partial_entity", coder="bob")]
+    rows[1] = rows[1].model_copy(update={"proposal": "Wrong dose: another dose than claimed"})
+    rows.append(human(ids[2], "exact_entity", coder="carol"))
+    reviews = tmp_path / "r.jsonl"
+    reviews.write_text("".join(r.model_dump_json() + "\n" for r in rows), encoding="utf-8")
+    line = ReviewStatusRequest(plan_path=path, reviews=[reviews]).run().lines()[0]
+    assert "estimation sample 3/20 reviewed" in line
+    assert line.endswith(
+        "; 1 review(s) propose a new code (free text, in no estimate: `failcodes saturate round "
+        "NAME --reviews FILE` makes them proposals)"
+    )

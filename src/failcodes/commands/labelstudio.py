@@ -580,11 +580,12 @@ class ReviewsResult(FrozenModel):
             else ""
         )
         # a reviewer's proposed new code (the config's free-text field) is kept in the
-        # annotation's `proposal` and read by no command: it went unsaid
+        # annotation's `proposal`: `saturate round --reviews` makes it a proposal
         n = sum(1 for a in result.annotations if a.proposal)
         proposed = (
             f"; {n} propose{'s' if n == 1 else ''} a new code (the annotations' `proposal` "
-            "field; no command reads it: weigh it for the codebook by hand)"
+            f"field; `failcodes saturate round NAME --reviews {self.out}` makes "
+            f"{'it a proposal' if n == 1 else 'them proposals'} of a codebook round)"
             if n
             else ""
         )

@@ -287,6 +287,8 @@ class ReviewStatusResult(FrozenModel):
     skew: str | None = None
     #: the plan is not its seed's draw (written by hand): its shares are shown uncorrected
     picked: str | None = None
+    #: reviews proposing a new code (free text): no estimate reads them, saturate does
+    proposals: int = 0
 
     def lines(self) -> list[str]:
         """The status line as the CLI prints it."""
@@ -307,6 +309,11 @@ class ReviewStatusResult(FrozenModel):
                 f"; {self.stale} review(s) made under another codebook version than the "
                 f"study's ({self.target}) left out, as the report leaves them (stale: "
                 "`failcodes report` says why)"
+            )
+        if self.proposals:
+            line += (
+                f"; {self.proposals} review(s) propose a new code (free text, in no estimate: "
+                "`failcodes saturate round NAME --reviews FILE` makes them proposals)"
             )
         return [line]
 
@@ -368,6 +375,7 @@ class ReviewStatusRequest(Request):
             target=target,
             skew=skew,
             picked=picked,
+            proposals=sum(1 for found in found_in.values() for a in found if a.proposal),
         )
 
 

@@ -43,7 +43,7 @@ from failcodes.units import UnitKind
 
 if TYPE_CHECKING:
     from failcodes.recoding import RecodeResult
-    from failcodes.saturation.models import Proposal, RoundRecord, StopState
+    from failcodes.saturation.models import Proposal, ProposalDraft, RoundRecord, StopState
 
 NAME_HELP = "Project name."
 DIR_HELP = "Project folder (default annotations/NAME)."
@@ -208,6 +208,11 @@ class SaturateRoundRequest(Request):
         strict=True,
     )
     reviewer: str | None = option(None, help="Name recorded with --auto-accept.")
+    reviews: list[Path] = option(
+        default_factory=list,
+        help="Human reviews (annotations JSONL, e.g. `labelstudio pull`): their free-text new "
+        "codes are proposals of this round too (repeatable).",
+    )
 
     def run(self, *, note: Note = ignore_note) -> RoundResult:
         """Run the round (and, with ``auto_accept``, accept every open proposal)."""
@@ -217,10 +222,11 @@ class SaturateRoundRequest(Request):
         store = ProjectStore.open(project_root(self.name, self.folder))
         coder = resolve_coder(self.judge, base_url=self.base_url)
         prop = resolve_proposer(self.proposer, base_url=self.base_url)
-        record = run_round(store, coder, prop, force=self.force)
+        extra, said = self._reviewer_drafts(store)
+        record = run_round(store, coder, prop, force=self.force, extra=extra)
         proposals = store.proposals(record.number)
         n_open = len(open_proposals(store, record.number))
-        notes = [f"note: {n}" for n in getattr(prop, "notes", [])]
+        notes = [f"note: {n}" for n in [*getattr(prop, "notes", []), *said]]
         notes += [f"note: proposal {p.id} ({p.name}): {n}" for p in proposals for n in p.notes]
         coded = store.round_annotations(record.number)
         unscored = [a for a in coded if a.status.value != "scored"]
@@ -246,6 +252,20 @@ class SaturateRoundRequest(Request):
             stop=stop_state(store),
             auto_accepted_by=who,
         )
+
+    def _reviewer_drafts(self, store: ProjectStore) -> tuple[list[ProposalDraft], list[str]]:
+        """The reviews' free-text proposals as drafts, and notes on those left out."""
+        from failcodes.annotations import Annotation
+        from failcodes.saturation.proposers import reviewer_drafts
+        from failcodes.tableio import read_models_jsonl
+
+        if not self.reviews:
+            return [], []
+        anns = [a for path in self.reviews for a in read_models_jsonl(path, Annotation)]
+        given = {n for r in store.round_numbers() for p in store.proposals(r) for n in p.notes}
+        part = store.codebook().part(store.config().kind)
+        pool = {u.id for u in store.pool()}
+        return reviewer_drafts(anns, part, pool, given)
 
 
 def default_reviewer() -> str:

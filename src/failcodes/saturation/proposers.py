@@ -435,3 +435,91 @@ class LLMProposer:
                     "Answer again with only the JSON object."
                 )
         raise AssertionError("unreachable")  # pragma: no cover
+
+
+# ---------------------------------------------------------------------------------------
+# reviewers' free-text proposals (Label Studio's `other_code`, Annotation.proposal)
+# ---------------------------------------------------------------------------------------
+_NAME_END = re.compile(r":|\n| - | \u2013 | \u2014 ")
+
+
+def reviewer_origin(annotation: Annotation) -> str:
+    """The note naming where a reviewer's proposal came from (also how a repeat is known)."""
+    return (
+        f"proposed by reviewer {annotation.coder} in their review of unit {annotation.unit_id} "
+        f"(codebook {annotation.codebook.name} v{annotation.codebook.version})"
+    )
+
+
+def reviewer_drafts(
+    annotations: Sequence[Annotation], part: Part, pool: set[str], given: set[str]
+) -> tuple[list[ProposalDraft], list[str]]:
+    """Drafts from the free-text new codes reviewers proposed, and notes on the ones left out.
+
+    A reviewer's proposal names no dimension: it is placed under the one low-quality code the
+    reviewer chose (the dimension of the review's only low-quality code in ``part``, that code
+    the parent), and the draft's note says so; a review with none or several low-quality codes
+    is no draft, said in a note. The text's part before a ``:``, a dash or a line break is the
+    name, the rest the definition (the whole text when there is no rest). A proposal ``given``
+    to an earlier round (by its :func:`reviewer_origin`) is not proposed again.
+    """
+    drafts: list[ProposalDraft] = []
+    notes: list[str] = []
+    other_kind = repeated = 0
+    for ann in annotations:
+        text = " ".join((ann.proposal or "").split())
+        if not text or ann.coder_kind is not CoderKind.HUMAN:
+            continue
+        if ann.unit_kind is not part.id:
+            other_kind += 1
+            continue
+        origin = reviewer_origin(ann)
+        if origin in given:
+            repeated += 1
+            continue
+        low = [
+            (dim.id, ann.codes[dim.id])
+            for dim in part.dimensions
+            if ann.codes.get(dim.id) in dim.code_ids()
+            and ann.codes[dim.id] != dim.high_quality_code
+        ]
+        raw = (ann.proposal or "").strip()
+        if len(low) != 1:
+            chose = ", ".join(f"{d}={c}" for d, c in low) or "none"
+            notes.append(
+                f"reviewer {ann.coder}'s proposal on unit {ann.unit_id} ({text!r}) is not "
+                f"proposed: its dimension is not known (the review's low-quality codes: "
+                f"{chose}; one places it); give it to a round by hand (--proposer "
+                "scripted:FILE with dimension, parent_subcode, name, definition)"
+            )
+            continue
+        dimension, parent = low[0]
+        cut = _NAME_END.search(raw)
+        name = " ".join(raw[: cut.start()].split()) if cut else text
+        rest = " ".join(raw[cut.end() :].split()) if cut else ""
+        placed = (
+            f"placed under {dimension}/{parent}, the review's only low-quality code (the "
+            "reviewer named no dimension: reject it if it belongs elsewhere)"
+        )
+        examples = (ann.unit_id,) if ann.unit_id in pool else ()
+        extra = () if examples else (f"unit {ann.unit_id} is not in the project's pool",)
+        drafts.append(
+            ProposalDraft(
+                dimension=dimension,
+                parent_subcode=parent,
+                name=name or text,
+                definition=rest or text,
+                example_unit_ids=examples,
+                notes=(origin, placed, *extra),
+            )
+        )
+    if other_kind:
+        notes.append(
+            f"{other_kind} reviewer proposal(s) on units of another part left out (the project "
+            f"grows the {part.id.value} part)"
+        )
+    if repeated:
+        notes.append(
+            f"{repeated} reviewer proposal(s) already given to an earlier round: not proposed again"
+        )
+    return drafts, notes

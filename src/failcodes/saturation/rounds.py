@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from failcodes import codebook as codebook_module
-from failcodes.annotations import Annotation, Status
+from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook
 from failcodes.runlock import folder_lock, reading_lock
 from failcodes.saturation.changes import Change, ChangeOp, migration_map, next_version, recode_flags
@@ -40,6 +40,7 @@ from failcodes.saturation.models import (
     Decision,
     ProjectConfig,
     Proposal,
+    ProposalDraft,
     ProposalStatus,
     RoundPhase,
     RoundRecord,
@@ -207,21 +208,37 @@ def _resumable(
     return record
 
 
+#: Who :func:`run_round`'s ``extra`` drafts (reviewers' free-text proposals) are by.
+REVIEWERS = "reviewers (free-text proposals in their reviews)"
+
+
 def run_round(
-    store: ProjectStore, coder: Coder, proposer: Proposer, *, force: bool = False
+    store: ProjectStore,
+    coder: Coder,
+    proposer: Proposer,
+    *,
+    force: bool = False,
+    extra: Sequence[ProposalDraft] = (),
 ) -> RoundRecord:
     """Run (or resume) one round up to review: code, propose, deduplicate, write review file.
 
-    A round with no open proposal after deduplication needs no review and is closed at once
-    (it counts as a round without new patterns). Holds the project's write lock
+    ``extra`` drafts (reviewers' proposals, :func:`~.proposers.reviewer_drafts`) follow the
+    proposer's, by :data:`REVIEWERS` (human). A round with no open proposal after
+    deduplication needs no review and is closed at once (it counts as a round without new
+    patterns). Holds the project's write lock
     (:func:`failcodes.runlock.folder_lock`): a second writer exits at once, before any call.
     """
     with folder_lock(store.root, what="saturation project"):
-        return _run_round(store, coder, proposer, force=force)
+        return _run_round(store, coder, proposer, force=force, extra=extra)
 
 
 def _run_round(
-    store: ProjectStore, coder: Coder, proposer: Proposer, *, force: bool = False
+    store: ProjectStore,
+    coder: Coder,
+    proposer: Proposer,
+    *,
+    force: bool = False,
+    extra: Sequence[ProposalDraft] = (),
 ) -> RoundRecord:
     record = start_round(store, coder, proposer, force=force)
     codebook = store.codebook(record.codebook_version)
@@ -245,7 +262,7 @@ def _run_round(
         annotations = store.round_annotations(record.number)
         drafts = proposer.propose(units, annotations, codebook, round_number=record.number)
         proposals = deduplicate(
-            drafts,
+            [*drafts, *extra],
             codebook=codebook,
             kind=store.config().kind,
             round_number=record.number,
@@ -254,6 +271,11 @@ def _run_round(
             threshold=store.config().similarity_threshold,
             prior=prior_patterns(store),
         )
+        by_reviewers = {"proposer": REVIEWERS, "proposer_kind": CoderKind.HUMAN}
+        proposals = [
+            p.model_copy(update=by_reviewers) if i >= len(drafts) else p
+            for i, p in enumerate(proposals)
+        ]
         store.write_proposals(record.number, proposals)
         write_review_file(store, record.number)
         record = _advance(store, record, RoundPhase.PROPOSED)
