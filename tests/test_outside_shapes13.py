@@ -27,8 +27,8 @@ def test_the_python_api_names_both_lines_of_a_unit_on_two_rows() -> None:
         ratings_from_frame(frame, source="r.csv")
     assert str(err.value) == (
         "r.csv:4, field 'item': unit '2' is on two rows (first at line 3): one row per unit "
-        "and rater? name the columns with --long RATER_COLUMN,RATING_COLUMN (no rater column? "
-        "add one naming the rater of each row)"
+        "and rater? pivot it to one column per rater: frame.pivot(index=UNIT, columns=RATER, "
+        "values=RATING) (no rater column? add one naming the rater of each row)"
     )
 
 

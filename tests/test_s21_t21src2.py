@@ -42,7 +42,11 @@ def test_api_refuses_codes_joined_two_ways_as_the_cli_does() -> None:
     )
     api, cli = _refusals(frame)
     # the same refusal; the API names the frame's rows (t28small): 'y;x' in row 2, 'x;y' row 0
-    assert api == cli.replace("field 'a': ", "field 'a': row 2: ").replace("line 2", "row 0")
+    # and agree's --sets as the Python call that takes it (t29red2)
+    python = "failcodes.AgreeRequest(file=..., sets=';') on the frame written to a CSV file"
+    assert api == cli.replace("field 'a': ", "field 'a': row 2: ").replace(
+        "line 2", "row 0"
+    ).replace("--sets ';'", python)
     assert "'y;x' holds the codes of 'x;y' (line 2, column 'a')" in cli
 
 
@@ -58,7 +62,13 @@ def test_api_checks_in_the_cli_order() -> None:
     )
     api, cli = _refusals(frame)
     # the same refusal; the API names the frame's rows (t28small): unit '2' in rows 1 and 2
-    assert api == cli.replace("field 'unit': ", "field 'unit': row 2: ").replace("line 3", "row 1")
+    # and agree's --long as the pivot Python takes (t29red2)
+    pivot = (
+        "pivot it to one column per rater: frame.pivot(index=UNIT, columns=RATER, values=RATING)"
+    )
+    assert api == cli.replace("field 'unit': ", "field 'unit': row 2: ").replace(
+        "line 3", "row 1"
+    ).replace("name the columns with --long RATER_COLUMN,RATING_COLUMN", pivot)
     assert "unit '2' is on two rows (first at line 3)" in cli
 
 

@@ -865,7 +865,28 @@ def ratings_from_frame(
 #: agree's flags that name an argument of the Python API, and what may follow them.
 _FLAGS = re.compile(
     r"--(unit-column|raters|categories)"
-    r"(:| (?!(?:and|if|to|reads|in|with|or|gives|keeps|leaves)\b)[^\s);]+)?"
+    r"(:| (?!(?:and|if|to|reads|in|with|or|gives|keeps|leaves)\b)(?!\()[^\s);]+)?"
+)
+
+#: agree's flags with no keyword of the Python API, and what the API takes instead: a long
+#: frame pivoted to one column per rater; code sets through a file (``AgreeRequest``); each
+#: cell one category by listing the categories.
+_NO_KEYWORD = (
+    (
+        re.compile(
+            r"(?:name the columns with )?--long (?:RATER_COLUMN,RATING_COLUMN|RATER,RATING)"
+            r"(?: --unit-column UNIT)?"
+        ),
+        "pivot it to one column per rater: frame.pivot(index=UNIT, columns=RATER, values=RATING)",
+    ),
+    (
+        re.compile(r"--sets none"),
+        "categories=[...] listing each cell's text",
+    ),
+    (
+        re.compile(r"--sets ('[^']+')"),
+        r"failcodes.AgreeRequest(file=..., sets=\1) on the frame written to a CSV file",
+    ),
 )
 
 
@@ -891,6 +912,8 @@ def in_python_words(text: str, made: bool = False) -> str:
             return f"failcodes.ratings_from_frame(frame, {said})"
         return said
 
+    for flag, words in _NO_KEYWORD:
+        text = flag.sub(words, text)
     return _FLAGS.sub(word, text)
 
 
@@ -903,6 +926,8 @@ def _rows_named(text: str, frame: pd.DataFrame) -> str:
 
     def row(m: re.Match[str]) -> str:
         pos = int(m.group(1)) - 2
+        if pos == -1:  # a CSV's line 1: the header (the one-hot grid's refusal names it)
+            return "the column names"
         if not 0 <= pos < len(frame):
             return m.group(0)
         label = frame.index[pos]
@@ -954,7 +979,10 @@ def _ratings(
         # ratings_tables counts them under a header (the frame's row + 2)
         line_of = _lines(frame, None, 2)
         no_repeated_header(frame, source, line_of)
-        _wide_checks(frame, choice, [], source, line_of, unit_column is not None, categories)
+        # categories given list every cell's text: 'a;b' among them is one category (agree's
+        # --sets none; the refusal of a joined cell named that flag, which Python lacks)
+        sets = None if categories is None else "none"
+        _wide_checks(frame, choice, [], source, line_of, unit_column is not None, categories, sets)
     # (given ``columns``, ratings_tables checked the whole table so, once, before its parts)
     where, out = (unit_col, choice.reason), choice.left_out
     if unit_col is not None:
