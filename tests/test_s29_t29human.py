@@ -189,3 +189,36 @@ def test_review_status_counts_the_reviews_proposing_a_new_code(tmp_path: Path) -
         "; 1 review(s) propose a new code (free text, in no estimate: `failcodes saturate round "
         "NAME --reviews FILE` makes them proposals)"
     )
+
+
+def test_review_status_names_strata_the_report_cannot_estimate_yet(tmp_path: Path) -> None:
+    # a plan by system over big_table (bm25 60 units, dense 30): 12 drawn, bm25 8, dense 4
+    # (proportional: 12 x 60/90, 12 x 30/90). Two bm25 units reviewed, none of dense; zed
+    # reviewed u001 (in the data, not drawn) and u999 (no unit of the data). main: '2/12
+    # reviewed ... 2 reviewed unit(s) outside the plan (not used)', no word that the report
+    # gives dense's cells no corrected share (a stratum with unreviewed units needs 2 reviewed,
+    # stats.ppi) nor that u999 is no unit of the plan's data.
+    from failcodes.commands.reviewplan import ReviewStatusRequest
+    from failcodes.reviewplan import StratifyBy
+    from tests.test_review_plan import big_table, human, plan_of
+
+    plan = plan_of(big_table(), stratify=[StratifyBy.SYSTEM], size=12)
+    assert [(s.key, s.population, s.sampled) for s in plan.strata] == [
+        ("retriever=bm25", 60, 8),
+        ("retriever=dense", 30, 4),
+    ]
+    path = tmp_path / "plan.json"
+    path.write_text(plan.model_dump_json(), encoding="utf-8")
+    bm25 = [u.unit_id for u in plan.units if u.stratum == "retriever=bm25"]
+    assert "u001" not in plan.estimation_ids()
+    rows = [human(bm25[0], "exact_entity"), human(bm25[1], "exact_entity")]
+    rows += [human("u001", "exact_entity", coder="zed"), human("u999", "exact_entity", "zed")]
+    reviews = tmp_path / "r.jsonl"
+    reviews.write_text("".join(r.model_dump_json() + "\n" for r in rows), encoding="utf-8")
+    line = ReviewStatusRequest(plan_path=path, reviews=[reviews]).run().lines()[0]
+    assert line == (
+        "plan 'p' (retrieval): estimation sample 2/12 reviewed, targeted 0/0; 2 reviewed "
+        "unit(s) outside the plan (not used; 1 of them no unit of the plan's data); strata "
+        "with fewer than 2 reviewed (the report gives no corrected share for cells holding "
+        "their units until 2 are): retriever=dense 0/4"
+    )

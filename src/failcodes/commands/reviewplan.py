@@ -289,6 +289,11 @@ class ReviewStatusResult(FrozenModel):
     picked: str | None = None
     #: reviews proposing a new code (free text): no estimate reads them, saturate does
     proposals: int = 0
+    #: reviewed units outside the plan that are no unit of its data at all (another study's?)
+    foreign: int = 0
+    #: strata with unreviewed drawn units and fewer than 2 reviewed ('key r/n'): the report
+    #: gives their cells no corrected share yet
+    thin: tuple[str, ...] = ()
 
     def lines(self) -> list[str]:
         """The status line as the CLI prints it."""
@@ -297,8 +302,15 @@ class ReviewStatusResult(FrozenModel):
             f"plan {self.plan!r} ({self.part.value}): estimation sample "
             f"{p.estimation_reviewed}/{p.estimation_planned} reviewed, targeted "
             f"{p.targeted_reviewed}/{p.targeted_planned}; "
-            f"{p.outside_plan} reviewed unit(s) outside the plan (not used)"
+            f"{p.outside_plan} reviewed unit(s) outside the plan (not used"
+            + (f"; {self.foreign} of them no unit of the plan's data" if self.foreign else "")
+            + ")"
         )
+        if self.thin:
+            line += (
+                "; strata with fewer than 2 reviewed (the report gives no corrected share for "
+                f"cells holding their units until 2 are): {', '.join(self.thin)}"
+            )
         if self.unmatched:
             line += (
                 f"; {self.unmatched} review(s) of {' and '.join(self.other_part)} units not "
@@ -334,6 +346,7 @@ class ReviewStatusRequest(Request):
         from failcodes.report.rundir import hand_picked
         from failcodes.reviewplan import (
             PlanProgress,
+            Sample,
             human_codes,
             match_reviews,
             people_only,
@@ -356,6 +369,18 @@ class ReviewStatusRequest(Request):
         if in_study:  # in a study: as the report
             anns, stale, target = _usable(folder.parent.parent, found_in)
         codes = human_codes(anns, plan.part)
+        drawn: dict[str, list[str]] = {}
+        for unit in plan.units:
+            if unit.sample is Sample.ESTIMATION and unit.stratum is not None:
+                drawn.setdefault(unit.stratum, []).append(unit.unit_id)
+        # 3/12 reviewed, with one stratum 0/4: the report's cells of it got no estimate, unsaid
+        # (said once the review has begun: '0/12 reviewed' says it before)
+        begun = any(u in codes for ids in drawn.values() for u in ids)
+        thin = []
+        for stratum in plan.strata if begun else ():
+            done = sum(u in codes for u in drawn.get(stratum.key, ()))
+            if done < 2 and done < stratum.population:
+                thin.append(f"{stratum.key} {done}/{stratum.sampled}")
         skew = _skew(self.plan_path, plan, set(codes)) if in_study else None
         if skew is not None:
             note(f"failcodes: warning: {skew}")
@@ -376,6 +401,8 @@ class ReviewStatusRequest(Request):
             skew=skew,
             picked=picked,
             proposals=sum(1 for found in found_in.values() for a in found if a.proposal),
+            foreign=len(codes.keys() - plan.unit_strata.keys() - plan.targeted_ids()),
+            thin=tuple(thin),
         )
 
 
