@@ -142,3 +142,80 @@ def test_a_label_id_with_a_cyrillic_letter_is_refused_naming_the_character(
     assert (code, stdout) == (2, "")
     assert "l.csv:3, field 'sentence_id': no trace has sentence_id" in err
     assert "U+0455" in err
+
+
+def test_labels_that_list_the_errors_alone_are_said_beside_their_coverage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Six sentences, system A refutes every one; the clinicians listed their 2 errors
+    # (q1:s2, q2:s2) and nothing else. Read as a subset: TP 2, P 100%, F1 100%, accuracy
+    # 100%, with "labels cover 2 of 6 sentences ... (unlabelled)" alone (main). By hand, the 4
+    # unlisted sentences correct: TP 2, FP 4, P 2/6 = 33.3%, F1 2*(1/3)*1/(4/3) = 50%.
+    rows = [
+        ["A", q, f"{q}:s{i}", f"{q}:s{i}:c1", f"Claim {q} {i}.", f"Claim {q} {i}.", "refuted"]
+        for q in ("q1", "q2")
+        for i in (1, 2, 3)
+    ]
+    header = ["system", "question_id", "sentence_id", "claim_id", "claim", "sentence", "verdict"]
+    traces = _write_csv(tmp_path / "t.csv", header, rows)
+    listed = _write_csv(
+        tmp_path / "errors.csv",
+        ["question_id", "sentence_id", "has_error"],
+        [["q1", "q1:s2", "true"], ["q2", "q2:s2", "true"]],
+    )
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(listed), "-m", "refuted"], capsys
+    )
+    assert code == 0, err
+    second = stdout.splitlines()[1]
+    assert second.startswith("labels cover 2 of 6 sentences; the other 4 are left out")
+    assert "no label counted says a sentence is correct (every one is an error)" in second
+    assert "then the other 4 are correct" in second
+    out = tmp_path / "d.jsonl"
+    code, stdout, err = run_cli(
+        ["disagreements", "--traces", str(traces), "--labels", str(listed), "-m", "refuted",
+         "-o", str(out)],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert "no label counted says a sentence is correct" in stdout
+    # every sentence labelled: the hand count, and no such clause
+    full = _write_csv(
+        tmp_path / "full.csv",
+        ["question_id", "sentence_id", "has_error"],
+        [[r[1], r[2], "true" if r[2].endswith("s2") else "false"] for r in rows],
+    )
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(full), "-m", "refuted",
+         "--format", "csv"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert metrics_counts(stdout, "refuted") == {"A": (2, 4, 0, 0)}
+
+
+def test_a_verdict_column_of_probabilities_names_the_threshold_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An NLI entailment probability given as the verdict: main named the alias way alone (one
+    # --alias per score). The option it names reads them: 0.91 and 0.83 at or above 0.5 are
+    # supported, 0.12 and 0.40 no_evidence.
+    table = _write_csv(
+        tmp_path / "p.csv",
+        ["question_id", "sentence_id", "claim", "verdict"],
+        [
+            [q, s, text, p]
+            for (q, s, text, _), p in zip(_SENTENCES, ["0.91", "0.12", "0.83", ".4"], strict=True)
+        ],
+    )
+    out = tmp_path / "t.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(out), "--system", "A"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2 and not out.exists()
+    assert "p.csv:2, field 'verdict': unknown verdict '0.91'" in err
+    assert "a number between 0 and 1: a score" in err
+    assert "--option verdict_threshold=0.5" in err
+    code, _, err = run_cli([*args, "--option", "verdict_threshold=0.5"], capsys)
+    assert code == 0, err
+    verdicts = [line.split('"verdict":"')[1].split('"')[0] for line in out.read_text().splitlines()]
+    assert verdicts == ["supported", "no_evidence", "supported", "no_evidence"]

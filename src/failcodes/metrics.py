@@ -150,12 +150,15 @@ def label_coverage(
     return {name: (int(hit[i]), int(total[i])) for i, name in enumerate(groups.systems)}
 
 
-def coverage_line(coverage: dict[str, tuple[int, int]], level: str = "sentence") -> str | None:
+def coverage_line(
+    coverage: dict[str, tuple[int, int]], level: str = "sentence", errors_only: bool = False
+) -> str | None:
     """One line when labels cover only some of the units (None: all covered).
 
     ``labels cover N of M sentences ...; the other M-N are left out``, with the per-system
     counts when there are several systems (N and M summed over them). ``coverage`` is per
-    system (units labelled, all units), e.g. :func:`label_coverage`.
+    system (units labelled, all units), e.g. :func:`label_coverage`. ``errors_only``: no
+    label counted says a unit is correct, which the line says (:data:`ERRORS_ONLY`).
     """
     n = sum(c for c, _ in coverage.values())
     m = sum(t for _, t in coverage.values())
@@ -166,7 +169,19 @@ def coverage_line(coverage: dict[str, tuple[int, int]], level: str = "sentence")
         if len(coverage) > 1
         else ""
     )
-    return f"labels cover {n} of {m} {level}s{per}; the other {m - n} are left out (unlabelled)"
+    line = f"labels cover {n} of {m} {level}s{per}; the other {m - n} are left out (unlabelled)"
+    return line + ERRORS_ONLY.format(level=level, m=m - n) if errors_only else line
+
+
+#: Said after the coverage line when every label counted is an error: clinicians who listed
+#: the errors alone left the correct sentences unlabelled, and a system flagging all 6
+#: sentences of 2 listed errors read P 100%, F1 100%, accuracy 100% for P 33%, F1 50%, exit 0.
+ERRORS_ONLY = (
+    "; no label counted says a {level} is correct (every one is an error): a list of the "
+    "errors alone? then the other {m} are correct, not unknown, and precision and accuracy "
+    "here count no false alarm (100% for a system that flags every {level}); give the others "
+    "a label, has_error false"
+)
 
 
 def unlabelled_systems(coverage: dict[str, tuple[int, int]], level: str) -> str | None:

@@ -117,6 +117,12 @@ def normalize_verdict(
             way = f"a missing mark: {NO_VERDICT_WAY}"
         elif field is not None and key == _text_key(field):  # 'cat a.csv b.csv', read directly
             way = "the header again (its column's name): two files appended? delete the row"
+        elif _is_score(key):  # 0.83: a support score or probability, not a label
+            way = (
+                "a number between 0 and 1: a score (an NLI or support probability)? `failcodes "
+                "ingest generic` reads the column mapped to verdict as scores with --option "
+                f"verdict_threshold=0.5; a class code: {way}"
+            )
         elif key.rstrip(".!?;:,") in table:  # 'Supported.': a sentence's full stop
             word = key.rstrip(".!?;:,")
             way = f"{word!r} with punctuation: {way} ('{str(raw).strip()}={table[word].value}')"
@@ -229,3 +235,16 @@ def per_system(values: Sequence[str], kind: type[_E], words: tuple[str, str, str
             raise ConfigError(f"{option} given twice for {who}")
         out[key] = parsed
     return out
+
+
+def _is_score(key: str) -> bool:
+    """Whether a verdict cell is a fraction between 0 and 1 (``0.83``, ``.5``), not a code.
+
+    A verifier's probability column given as the verdict was refused with the alias way
+    alone (one ``--alias 0.83=...`` per score).
+    """
+    try:
+        value = float(key)
+    except ValueError:
+        return False
+    return 0 < value < 1

@@ -8,7 +8,7 @@ writes them. Tables for people are the CLI's.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -92,7 +92,8 @@ class MetricsResult:
 
         rows = [r for r in self.report.results if r.mapping == first.mapping]
         cover = {r.system: (r.n, r.n + r.n_unlabelled) for r in rows}
-        return coverage_line(cover, first.level.value)
+        errors_only = all(r.fp + r.tn == 0 for r in rows) and any(r.tp + r.fn for r in rows)
+        return coverage_line(cover, first.level.value, errors_only)
 
     @property
     def later(self) -> list[str]:
@@ -272,6 +273,18 @@ def _dropped(traces: list[Path], what: str) -> str | None:
     return dropped_line([d for d in map(read_dropped, traces) if d is not None], what)
 
 
+def _errors_only(index: Any) -> bool:
+    """Whether every label of ``index`` is an error (none says a unit is correct)."""
+    from failcodes.labelcols import LabelColumns
+
+    labels = index.labels
+    if isinstance(labels, LabelColumns):
+        flags: Sequence[Any] = labels.column("has_error")
+    else:
+        flags = [label.has_error for label in labels]
+    return len(flags) > 0 and all(flags)
+
+
 def _vanished(traces: list[Path], present: list[str]) -> str | None:
     """The systems of the input every row of which the ingest dropped, in one line."""
     from failcodes.dropped import read_dropped, vanished_line, vanished_systems
@@ -368,6 +381,6 @@ class DisagreementsRequest(Request):
         unnamed = unlabelled_systems(cover, self.level.value)  # 0 disagreements, not 0 errors
         gone = _vanished(self.traces, list(cover))  # a system with no row: first
         assumed = "; ".join(x for x in (gone, assumed, unnamed, bare, read) if x) or None
-        covered = coverage_line(cover, self.level.value)
+        covered = coverage_line(cover, self.level.value, _errors_only(found.index))
         dropped = _dropped(self.traces, DISAGREEMENTS)
         return DisagreementsResult(list(found.items), count, self.out, assumed, covered, dropped)
