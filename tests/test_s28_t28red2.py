@@ -227,7 +227,7 @@ def test_ppi_mean_says_when_the_labelled_units_are_no_random_draw() -> None:
     assert result.warning is not None
     assert (
         "the labelled units look unlike a random draw of all: the judge coded 1 on 6 of 12 "
-        f"labelled and 0 of 40 unlabelled (two-sided Fisher exact p = {924 / 20358520:.2g})"
+        f"labelled and 0 of 40 unlabelled (two-sided Fisher exact p = {924 / 20358520:.2g}; "
     ) in result.warning
     # a draw like a random one: judge 1 on 3 of 12 labelled, 10 of 40 unlabelled: no word
     calm = fc.ppi_mean([1, 1, 1] + [0] * 9, [1, 1, 1] + [0] * 9, [1] * 10 + [0] * 30)

@@ -417,7 +417,7 @@ def interval_warning(
         reasons.append(f"only {n} units (< {min_n})")
     if n_clusters is not None and n_clusters < MIN_CLUSTERS:
         reasons.append(f"only {n_clusters} clusters (< {MIN_CLUSTERS})")
-    elif effective_clusters is not None and effective_clusters < MIN_EFFECTIVE_CLUSTERS:
+    if effective_clusters is not None and effective_clusters < MIN_EFFECTIVE_CLUSTERS:
         reasons.append(
             f"units concentrated in few clusters: worth {effective_clusters:.1f} equal ones "
             f"(< {MIN_EFFECTIVE_CLUSTERS})"

@@ -202,7 +202,7 @@ def cochrans_q(
         p = float(sps.chi2.sf(q, k - 1))
     return TestResult(
         test="cochran_q",
-        comparison=" vs ".join(labels) if k == 2 and reason is None else "all",
+        comparison=" vs ".join(labels) if k == 2 else "all",  # defined or not: one rule
         statistic=q,
         df=k - 1,
         p_value=p,

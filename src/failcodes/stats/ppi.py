@@ -514,7 +514,10 @@ NOTE_PREFIX = "coverage not assured"
 
 
 #: Below this two-sided Fisher p-value the judge's codes of the labelled and the unlabelled
-#: units look unlike a random draw (the report's test of reviews missing at random).
+#: units look unlike a random draw (the report's test of reviews missing at random). A test at
+#: 5%, so its words say it fails 1 honest random draw in 20 at most (3-5% measured); kept
+#: rather than made stricter, which would miss most draws that favour the judge's 1s two to
+#: one, where ppi_mean's estimate is biased (bench/bench_s29_ppi_seed.py, docs/statistics.md).
 NOT_RANDOM_P = 0.05
 
 
@@ -534,9 +537,10 @@ def _drawn_unlike(m: Moments) -> str:
         return ""
     return (
         f"the labelled units look unlike a random draw of all: the judge coded 1 on {a} of "
-        f"{n} labelled and {c} of {big_n} unlabelled (two-sided Fisher exact p = {p:.2g}), and "
-        "PPI takes them as one (draw them at random, e.g. failcodes review plan, or stratify "
-        "by the judge's code); "
+        f"{n} labelled and {c} of {big_n} unlabelled (two-sided Fisher exact p = {p:.2g}; this "
+        f"note shows below p = {NOT_RANDOM_P:g}, which at most 1 random draw in "
+        f"{round(1 / NOT_RANDOM_P)} reaches), and PPI takes them as one (draw them at random, "
+        "e.g. failcodes review plan, or stratify by the judge's code); "
     )
 
 
