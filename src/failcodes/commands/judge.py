@@ -88,7 +88,10 @@ class JudgeOptions(Options):
     tpm: float | None = option(None, help="Tokens-per-minute limit.", ge=1)
     top_k: int | None = top_k_option(strict=True)
     budget: float | None = option(
-        None, help="Stop cleanly after spending USD.", ge=0, allow_inf_nan=False
+        None,
+        help="Stop cleanly before the run spends more than USD (earlier invocations included).",
+        ge=0,
+        allow_inf_nan=False,
     )
     prices: Path | None = option(None, help="Price table (YAML).")
     no_cache: bool = option(False, help="Do not read or write the cache.", strict=True)
@@ -289,6 +292,8 @@ class JudgeResult:
     panel: PanelReport | None = None
     #: ``--budget`` (USD), said beside a dry run's estimate that crosses it.
     budget: float | None = None
+    #: What the run's earlier invocations spent (USD): the budget bounds the run's total.
+    spent: float = 0.0
     summaries: list[RunSummary] = field(default_factory=list)
     #: What the units assumed, said first (and by ``failcodes run``): claims whose ranks skip
     #: within ``--top-k`` (:class:`~failcodes.attribution.RankGaps`).
@@ -326,11 +331,14 @@ class JudgeResult:
 
     def _over_budget(self, cost: float | None) -> list[str]:
         """The line saying an estimate crosses ``--budget`` (the run would stop short)."""
-        if self.budget is None or cost is None or cost <= self.budget:
+        if self.budget is None or cost is None or cost + self.spent <= self.budget:
             return []
+        what = f"the estimate ${cost:.4f} crosses"
+        if self.spent:
+            what = f"the estimate ${cost:.4f} and the ${self.spent:.4f} the run spent before cross"
         return [
-            f"over budget: the estimate ${cost:.4f} crosses --budget ${self.budget:.4f}; the "
-            "run stops scheduling before the spend would cross it (exit 2), units left unjudged"
+            f"over budget: {what} --budget ${self.budget:.4f}; the run stops scheduling before "
+            "the spend would cross it (exit 2), units left unjudged"
         ]
 
     def unfinished(self) -> str | None:
@@ -575,6 +583,9 @@ class _Single:
         result = JudgeResult(req.kind, req.run_dir, heuristic=heuristic, budget=req.budget)
         if req.dry_run:
             result.estimate = self._estimate(coder, job)
+            earlier = read_summary(req.run_dir) if req.budget is not None else None
+            if earlier is not None and earlier.price_known:
+                result.spent = earlier.journal_cost_usd
         else:
             result.before = self._before(coder, job, heuristic)
             try:

@@ -286,14 +286,14 @@ def _passage_lengths(skeleton: UserSkeleton, passages: list[Any], texts: list[st
     """Characters each passage adds to its user message (``UserSkeleton.passage``).
 
     When no text, source, title or shown id of the record holds a character HTML escaping
-    changes (one scan of them joined), escaped lengths are plain lengths.
+    changes, nor any but ASCII (one scan of them joined), escaped lengths are plain lengths.
     """
     sources = list(map(_SOURCE, passages))
     titles = list(map(_TITLE, passages))
     ids = list(map(_ID, passages)) if skeleton.id is not None else []
     joined = "".join(texts) + "".join(filter(None, sources)) + "".join(filter(None, titles))
     joined += "".join(ids)
-    if any(ch in joined for ch in _SPECIAL):
+    if not joined.isascii() or any(ch in joined for ch in _SPECIAL):  # CJK counts 4 a character
         return [skeleton.passage(p.rank, p.text, p.source, p.title, p.passage_id) for p in passages]
     per, source, title = skeleton.per_passage, skeleton.source, skeleton.title
     digits = map(len, map(str, map(_RANK, passages)))

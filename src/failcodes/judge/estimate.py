@@ -137,7 +137,11 @@ class CostEstimate(FrozenModel):
         """Human-readable dry run (the CLI prints these)."""
         cost = f"${self.cost_usd:.4f}" if self.cost_usd is not None else "unknown (no price"
         if self.cost_usd is None:
-            cost += "; a non-vendor base URL: --price-as KEY" if self.base_url else ""
+            cost += (
+                "; a non-vendor base URL: --price-as KEY"
+                if self.base_url
+                else f"; {self.judge} is not in the price table: --prices FILE or --price-as KEY"
+            )
             cost += ")"
         naive = f"${self.naive_cost_usd:.4f}" if self.naive_cost_usd is not None else "unknown"
         ratio = (
@@ -271,7 +275,8 @@ def priced(
     note = (
         "offline heuristic baseline: no calls, no cost"
         if not judge.is_llm
-        else "tokens at ~4 characters per token; provider prompt caching of the codebook "
+        else "tokens at ~4 characters per token (a Chinese, Japanese or Korean character ~1); "
+        "provider prompt caching of the codebook "
         f"prefix modelled; output {per_unit_out:.0f} tokens per unit ({source})"
     )
     return CostEstimate(

@@ -90,7 +90,7 @@ MIGRATIONS: tuple[Migration, ...] = (
 #: Meta keys that must match for a run to resume (``model`` tells two versions of the offline
 #: heuristic apart: its spec is ``offline`` whatever its rules; journals written before the
 #: key existed are not checked on it).
-IDENTITY_KEYS = ("kind", "judge", "model", "codebook_hash", "unit_ids")
+IDENTITY_KEYS = ("kind", "judge", "model", "codebook_hash", "unit_ids", "temperature")
 
 #: The meta key saying how the journal's unit ids were made, and this version's value: ``4``,
 #: a unit's id covers the source and title its prompt shows beside each passage, and a

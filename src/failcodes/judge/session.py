@@ -3,10 +3,10 @@
 Every run mode goes through a :class:`Session`: it binds the run identity to the journal
 (refusing to resume a different run), drops units already journaled or repeated, opens the
 journal session, runs work items on concurrent workers with a budget reservation per item
-(``--budget`` stops scheduling new calls before the limit would be crossed; calls in flight
-finish and are committed), commits each outcome at once and counts it in the one
-:class:`~failcodes.judge.summary.RunSummary`, and closes the journal session with its
-outcome and totals whatever happens.
+(``--budget`` stops scheduling new calls before the run's spend, earlier invocations' and
+this one's, would cross the limit; calls in flight finish and are committed), commits each
+outcome at once and counts it in the one :class:`~failcodes.judge.summary.RunSummary`, and
+closes the journal session with its outcome and totals whatever happens.
 """
 
 from __future__ import annotations
@@ -78,6 +78,8 @@ class Session:
         self.total = 0
         self._reserved = 0.0
         self._budget_hit = False
+        #: What the run's earlier invocations spent (counted against ``--budget``).
+        self._spent_before = 0.0
         self._started = time.monotonic()
 
     def pending(self, units: Iterable[Unit]) -> Iterable[Unit]:
@@ -136,6 +138,11 @@ class Session:
         """Bind the run identity, open the journal session, and close it with its outcome."""
         self._started = time.monotonic()
         self.journal.bind({**self.judge.meta(), "mode": self.mode})
+        # the budget is the run's: what its earlier invocations spent counts (a rerun after a
+        # budget stop spent the budget again, $150.83 on a run given --budget 100, and the
+        # stop's advice, a larger --budget, spent a larger one again)
+        if self.judge.settings.budget_usd is not None:
+            self._spent_before = self.journal.totals().cost_usd
         self.journal.start_session()
         outcome = "finished"
         try:
@@ -193,6 +200,7 @@ class Session:
         """
         queue = iter(items)
         budget = self.judge.settings.budget_usd if self.judge.is_llm else None
+        before = self._spent_before
         state: dict[str, BaseException | bool | None] = {"error": None, "stop": False}
 
         async def worker() -> None:
@@ -203,7 +211,7 @@ class Session:
                 cost = 0.0
                 if budget is not None and reserve is not None:
                     cost = reserve(item)
-                    if self.summary.cost_usd + self._reserved + cost > budget:
+                    if before + self.summary.cost_usd + self._reserved + cost > budget:
                         self._budget_hit = True
                         state["stop"] = True
                         return
@@ -228,8 +236,11 @@ class Session:
         if self._budget_hit:
             s = self.summary
             s.stopped_by_budget = True
+            spent = f"${s.cost_usd:.4f}"
+            if before:
+                spent += f" (the run's total ${before + s.cost_usd:.4f}: ${before:.4f} before)"
             raise BudgetExceededError(
-                f"budget of ${budget or 0.0:.4f} reached after spending ${s.cost_usd:.4f}; "
+                f"budget of ${budget or 0.0:.4f} reached after spending {spent}; "
                 f"{s.judged} units judged and committed, {self.total - s.judged} left "
-                "(rerun with a larger --budget to resume)"
+                "(rerun with a larger --budget to resume: it bounds the run's total)"
             )

@@ -92,7 +92,11 @@ def summary_lines(summary: RunSummary) -> list[str]:
     label = " (heuristic baseline)" if summary.coder_kind is CoderKind.HEURISTIC else ""
     cost = f"${summary.cost_usd:.4f}" if summary.price_known else "unknown (no price for model"
     if not summary.price_known:
-        cost += "; a non-vendor base URL: --price-as KEY" if summary.base_url else ""
+        cost += (
+            "; a non-vendor base URL: --price-as KEY"
+            if summary.base_url
+            else f"; {summary.judge} is not in the price table: --prices FILE or --price-as KEY"
+        )
         cost += ")"
     # an unpriced run counts $0 a unit: its journal's total is no dollar figure
     total = f"${summary.journal_cost_usd:.4f}" if summary.price_known else "cost unknown"

@@ -138,7 +138,12 @@ class UnitJudge:
     # -- identity and prices --------------------------------------------------------------
 
     def meta(self) -> dict[str, str]:
-        """The run identity stored in the journal (provider, model and endpoint included)."""
+        """The run identity stored in the journal (provider, model and endpoint included).
+
+        An OpenAI judge's sampling temperature is part of it: a run resumed at another one
+        mixed two samplings in one journal without a word.
+        """
+        sampled = self.llm.identity().get("temperature") if self.llm is not None else None
         return {
             "kind": self.kind.value,
             "judge": self.coder.spec,
@@ -150,6 +155,7 @@ class UnitJudge:
             "codebook_hash": self.codebook.hash,
             "template_hash": template_hash(),
             UNIT_IDS_KEY: UNIT_IDS,
+            **({"temperature": repr(float(sampled))} if sampled is not None else {}),
         }
 
     def new_summary(self, *, units: int, already_done: int, mode: str) -> RunSummary:

@@ -16,6 +16,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from failcodes.codebook import Codebook
+from failcodes.judge.pricing import token_chars
 from failcodes.judge.schema import ANSWER_SCHEMA_VERSION, SCHEMA_NAME
 from failcodes.traces import Passage
 from failcodes.units import Unit, UnitKind
@@ -106,9 +107,12 @@ def render_user(unit: Unit) -> str:
 
 
 def escaped_length(text: str) -> int:
-    """Length of ``text`` after HTML escaping (``&``, ``"``, ``'`` +4; ``<``, ``>`` +3)."""
+    """Length of ``text`` after HTML escaping (``&``, ``"``, ``'`` +4; ``<``, ``>`` +3).
+
+    A CJK character counts 4 (:func:`~failcodes.judge.pricing.token_chars`).
+    """
     return (
-        len(text)
+        token_chars(text)
         + 4 * (text.count("&") + text.count('"') + text.count("'"))
         + 3 * (text.count("<") + text.count(">"))
     )
@@ -183,10 +187,11 @@ def _measure_skeleton(length: Callable[..., int], *, probe_chars: int) -> UserSk
 
 
 def user_length(unit: Unit) -> int:
-    """``len(render_user(unit))`` without rendering (the dry run prices every unit).
+    """``token_chars(render_user(unit))`` without rendering (the dry run prices every unit).
 
-    The template's fixed text comes from :func:`user_skeleton`; the judged texts add their
-    escaped lengths. A test checks it against :func:`render_user` on generated units.
+    That is the message's length, a CJK character counting 4 (the templates hold none). The
+    template's fixed text comes from :func:`user_skeleton`; the judged texts add their escaped
+    lengths. A test checks it against :func:`render_user` on generated units.
     """
     skeleton = user_skeleton(unit.kind)
     total = skeleton.base + escaped_length(unit.claim)
