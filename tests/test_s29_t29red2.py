@@ -15,7 +15,7 @@ import pytest
 
 import failcodes as fc
 from failcodes.errors import FailcodesError
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import AGREE_JSON, run_cli
 
 #: Three raters of six units and their row-wise majority. By hand (Fleiss 1971, n = 3):
 #: P_i = 1 on the unanimous u1, u3, u6 and (2^2 + 1 - 3) / 6 = 1/3 on the others, mean
@@ -162,3 +162,51 @@ def test_compare_reads_a_maj_column_as_the_reference_not_a_system(
     assert code == 2
     assert not out
     assert "--truth maj" in err and err.count("\n") == 1
+
+
+def test_an_infinite_rating_in_a_frame_names_its_column_and_row() -> None:
+    """agree refuses 'inf' in a CSV naming file, line and column; from Python
+    ratings_from_frame read it as a number and agreement_table stopped with "ratings contain
+    infinite values; use NaN for missing ratings", naming neither column nor row."""
+    frame = pd.DataFrame({"unit": ["u1", "u2", "u3"], "r1": [1.0, float("inf"), 2.0]})
+    frame["r2"] = [1.0, 2.0, 2.0]
+    said = _refusal(frame.set_index("unit"))
+    assert "field 'r1'" in said and "row 'u2' (position 1)" in said
+    assert "'inf' is not a rating" in said
+    said = _refusal(pd.DataFrame({"unit": [1, 2, 3], "r1": ["1", "-Infinity", "2"], "r2": "1"}))
+    assert "field 'r1'" in said and "row 1" in said
+
+
+def test_inf_among_text_codes_is_a_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """'sup' and 'inf' (superior, inferior: anatomical codes) were refused by agree as an
+    infinite rating ("'inf' is not a rating (write a number ...)"), with no way through. By
+    hand: r1 sup, inf, inf, sup; r2 sup, sup, inf, inf: p_o = 2/4, every margin 1/2, p_e =
+    1/2, Cohen 0.0. (ratings_from_frame read them so already.)"""
+    path = tmp_path / "sites.csv"
+    path.write_text("unit,r1,r2\nu1,sup,sup\nu2,inf,sup\nu3,inf,inf\nu4,sup,inf\n")
+    code, out, err = run_cli(
+        ["agree", str(path), "--stat", "percent", "--stat", "cohen", *AGREE_JSON], capsys
+    )
+    assert code == 0, err
+    values = {r["statistic"]: r["value"] for r in json.loads(out)}
+    assert values == {"percent": pytest.approx(0.5), "cohen": pytest.approx(0.0)}
+    path.write_text("unit,r1,r2\nu1,1,1\nu2,inf,2\nu3,2,2\n")  # among numbers: refused still
+    code, _, err = run_cli(["agree", str(path), *AGREE_JSON], capsys)
+    assert code == 2 and f"{path}:3, field 'r1': 'inf' is not a rating" in err
+
+
+def test_python_categories_naming_a_used_category_twice_are_refused_as_agree_refuses() -> None:
+    """categories=['a', 'b', 'A'] ('A' nobody gave, 'a' given): main counted 'A' in q, AC1
+    0.780 where agree refuses --categories a,b,A. By hand, r1 a b a a b a, r2 a b b a b a:
+    p_o = 5/6, pi_a = 7/12, pi_b = 5/12; q = 2: p_e = 2 (7/12)(5/12) = 70/144, AC1 =
+    (5/6 - 70/144) / (1 - 70/144) = 0.6757; q = 3: p_e = (70/144) / 2, AC1 = 0.7798. A third
+    category spelt apart ('c') is a scale's unused category and stays counted."""
+    frame = pd.DataFrame({"unit": range(1, 7), "r1": list("abaaba"), "r2": list("abbaba")})
+    for twin in ("A", "b "):
+        with pytest.raises(FailcodesError, match=f"categories names {twin!r}, which no rater"):
+            fc.ratings_from_frame(frame, categories=["a", "b", twin])
+    (ac1,) = fc.agreement_table(fc.ratings_from_frame(frame, categories=["a", "b"]), ["gwet_ac1"])
+    assert ac1.value == pytest.approx((5 / 6 - 70 / 144) / (1 - 70 / 144))  # 0.6757
+    table = fc.ratings_from_frame(frame, categories=["a", "b", "c"])
+    (ac1,) = fc.agreement_table(table, ["gwet_ac1"])
+    assert ac1.value == pytest.approx((5 / 6 - 35 / 144) / (1 - 35 / 144))  # 0.7798

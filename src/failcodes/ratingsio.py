@@ -187,8 +187,12 @@ def _check_rating_cells(frame: Any, file: Path, lines: list[int]) -> None:
         return  # rows the CSV reader and pandas count differently: no line to name
     for column in frame.columns:
         cells = [(lines[i], v.strip()) for i, v in enumerate(frame[column]) if isinstance(v, str)]
+        # 'inf' among numbers is an infinite rating; among text codes ('sup', 'inf':
+        # superior, inferior) a code, refused before with no way through
+        texts = any(not (_NUMBER.fullmatch(v) or _INFINITE.fullmatch(v)) for _, v in cells)
         for i, value in enumerate(frame[column]):
-            _check_finite(value, file, lines[i], column)
+            if not (texts and isinstance(value, str)):
+                _check_finite(value, file, lines[i], column)
         commas = [(line, v) for line, v in cells if _DECIMAL_COMMA.fullmatch(v)]
         if commas and all(_NUMBER.fullmatch(v) or _DECIMAL_COMMA.fullmatch(v) for _, v in cells):
             line, value = commas[0]

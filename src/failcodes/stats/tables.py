@@ -917,6 +917,60 @@ def in_python_words(text: str, made: bool = False) -> str:
     return _FLAGS.sub(word, text)
 
 
+#: A cell pandas or float() reads as an infinite number (``inf``, ``-Infinity``).
+_INFINITE = re.compile(r"\s*[+-]?inf(inity)?\s*", re.IGNORECASE)
+
+
+def _no_infinite(
+    frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any
+) -> None:
+    """Refuse an infinite rating in a frame, naming its column and row.
+
+    ``agree`` refuses it when it reads the file (ratingsio); from Python the statistics
+    refused it naming neither ("ratings contain infinite values; use NaN ...").
+    """
+    for column in raters:
+        values = frame[column].tolist()
+        # among text codes ('sup', 'inf': superior, inferior) 'inf' is a code
+        texts = any(
+            isinstance(v, str) and not _INFINITE.fullmatch(v) and _float(v) is None for v in values
+        )
+        for row, value in enumerate(values):
+            if (isinstance(value, float) and np.isinf(value)) or (
+                isinstance(value, str) and not texts and _INFINITE.fullmatch(value)
+            ):
+                raise InputError(
+                    f"{str(value).strip()!r} is not a rating (write a number; leave the cell "
+                    "empty, or NaN, for a missing rating)",
+                    path=source,
+                    line=line_of(row),
+                    field=str(column),
+                )
+
+
+def _no_category_twin(labels: Sequence[str], used: Sequence[str]) -> None:
+    """Refuse ``categories=`` naming an unused category written like a used one.
+
+    ``categories=['a', 'b', 'A']``: 'A' counted in q (AC1 0.780 for the 0.676 of q = 2 on
+    six units), where agree refuses ``--categories a,b,A`` (``_given_unused``).
+    """
+    given = {spelling_key(v): v for v in used}
+    twin = next((c for c in labels if c not in used and spelling_key(c) in given), None)
+    if twin is not None:
+        raise ConfigError(
+            f"categories names {twin!r}, which no rater gave, beside "
+            f"{given[spelling_key(twin)]!r}, which they did: one category written two ways? "
+            "(categories are read as written: write it once)"
+        )
+
+
+def _float(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
 def _rows_named(text: str, frame: pd.DataFrame) -> str:
     """A frame refusal's ``line N`` (the frame's row N - 2, as a CSV line) as the frame's row.
 
@@ -971,6 +1025,7 @@ def _ratings(
     )
     unit_col, rater_cols = choice.unit_column, choice.raters
     unordered = False  # a notebook's categorical dtype: its category set, and its order
+    named = columns is None and categories is not None  # categories=[...] from Python
     if columns is None and categories is None:
         categories, unordered = _dtype_categories(frame, rater_cols)
     if columns is None:
@@ -982,6 +1037,7 @@ def _ratings(
         # categories given list every cell's text: 'a;b' among them is one category (agree's
         # --sets none; the refusal of a joined cell named that flag, which Python lacks)
         sets = None if categories is None else "none"
+        _no_infinite(frame, choice.raters, source, line_of)
         _wide_checks(frame, choice, [], source, line_of, unit_column is not None, categories, sets)
     # (given ``columns``, ratings_tables checked the whole table so, once, before its parts)
     where, out = (unit_col, choice.reason), choice.left_out
@@ -1006,6 +1062,8 @@ def _ratings(
         labels = every if categories is None else [str(c) for c in categories]
         if any(v not in labels for v in every):
             _outside_categories(cells, ids, rater_cols, lambda v: str(v) in labels, labels, source)
+        if named:
+            _no_category_twin(labels, every)
     index = {lab: float(i) for i, lab in enumerate(labels or ())}
     code = float if labels is None else (lambda v: index[str(v)])
     values = np.array(
