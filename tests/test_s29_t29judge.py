@@ -183,3 +183,38 @@ def test_a_budget_bounds_the_run_not_each_invocation(
     assert f"(the run's total ${first:.4f}: ${first:.4f} before)" in err
     code, _ = judge(1000.0)  # a larger budget resumes, up to it
     assert code == 0 and spent()[0] == 12
+
+
+def test_haiku_4_5_is_not_priced_as_caching_the_codebook_prefix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Anthropic caches a prefix of at least 4,096 tokens for Claude Haiku 4.5 and Opus 4.5
+    # (2,048 for Haiku 3 and 3.5; 1,024 for Sonnet 4 / 4.5 and Opus 4 / 4.1: its prompt
+    # caching docs). The dry run assumed 1,024 for every model, so the bundled codebook's
+    # prefix (~3,400 tokens) read as cached for Haiku 4.5: 12 retrieval units at concurrency
+    # 8 were priced as 8 cache writes and 4 cache reads of it, where the API bills all 12
+    # calls as plain input ($1 per M, not $0.10 read or $1.25 written).
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    src = write_traces(tmp_path / "t.jsonl", make_traces(4))  # 12 units, 12 calls
+
+    def dry(judge: str) -> dict[str, Any]:
+        code, out, err = run_cli(
+            [
+                *("judge", "retrieval", "--from", str(src), "--judge", judge),
+                *("--no-cache", "--dry-run", "--format", "json", "-o", str(tmp_path / judge)),
+            ],
+            capsys,
+        )
+        assert code == 0, err
+        return dict(json.loads(out))
+
+    haiku = dry("anthropic:claude-haiku-4-5")
+    assert haiku["calls"] == 12
+    assert (haiku["cached_input_tokens"], haiku["cache_write_tokens"]) == (0, 0)  # main: > 0
+    # by hand, at $1 input and $5 output per M: every input token at the input price
+    expected = (haiku["input_tokens"] * 1.0 + haiku["output_tokens"] * 5.0) / 1e6
+    assert haiku["cost_usd"] == pytest.approx(expected)
+    # Sonnet 4.5 caches it (1,024): 8 first calls write it, the 4 others read it
+    sonnet = dry("anthropic:claude-sonnet-4-5")
+    prefix = sonnet["cache_write_tokens"] // 8
+    assert prefix > 1024 and sonnet["cached_input_tokens"] == 4 * prefix

@@ -29,8 +29,27 @@ from failcodes.units import Unit, UnitKind
 
 #: Judged units in the journal needed before their mean output length is used.
 MIN_CALIBRATION = 20
-#: Shortest prefix the providers cache (OpenAI; Anthropic's Sonnet/Opus), in tokens.
+#: Shortest prefix the providers cache (OpenAI; Anthropic's Sonnet 4/4.5, Opus 4/4.1), in tokens.
 MIN_CACHEABLE_TOKENS = 1024
+#: Anthropic models that cache only longer prefixes (their prompt-caching docs): Haiku 4.5 and
+#: Opus 4.5/4.6 from 4,096 tokens, Haiku 3/3.5 from 2,048. The bundled codebook's prefix (~3,400
+#: tokens) is cached for none of the first three: the dry run priced Haiku 4.5's every call as
+#: a cache read of it ($0.10 per M), where the API bills it as input ($1 per M), 2.5x the cost.
+LONGER_CACHE_MINIMUM = (
+    (("claude-haiku-4-5", "claude-opus-4-5", "claude-opus-4-6"), 4096),
+    (("claude-3-haiku", "claude-3-5-haiku", "claude-haiku-3"), 2048),
+)
+
+
+def cache_minimum(provider: str, model: str) -> int:
+    """The shortest prefix ``provider``'s ``model`` caches, in tokens."""
+    if provider == "anthropic":
+        for names, tokens in LONGER_CACHE_MINIMUM:
+            if model.startswith(names):
+                return tokens
+    return MIN_CACHEABLE_TOKENS
+
+
 #: OpenAI serves cached prefixes in steps of this many tokens.
 OPENAI_CACHE_STEP = 128
 #: Typical lengths of a judge's rationale and quote, in characters (uncalibrated runs): the
@@ -220,6 +239,7 @@ def caching_model(judge: UnitJudge, mode: Mode) -> CachingModel:
     workers = 1 if isinstance(then, Batch) else max(1, judge.settings.limits.concurrency)
     return CachingModel(
         enabled=provider in ("openai", "anthropic"),
+        min_tokens=cache_minimum(provider, getattr(judge.coder, "model", "")),
         step=OPENAI_CACHE_STEP if provider == "openai" else 1,
         writes=provider == "anthropic",
         misses=workers,
