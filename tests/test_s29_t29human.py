@@ -222,3 +222,52 @@ def test_review_status_names_strata_the_report_cannot_estimate_yet(tmp_path: Pat
         "with fewer than 2 reviewed (the report gives no corrected share for cells holding "
         "their units until 2 are): retriever=dense 0/4"
     )
+
+
+def test_a_dimension_one_coder_left_empty_is_taken_from_the_other(
+    tmp_path: Path, capsys: Any
+) -> None:
+    # 40 units drawn of big_table's 90 (one stratum; bm25 = u000-u059, dense the rest):
+    # 24 bm25 units with the default seed. alice (first by name) reviewed all 40 but left
+    # scope empty; bob reviewed the same 40 with every dimension, scope broader_scope on 2 bm25
+    # units and exact_scope elsewhere. main took alice's review only: scope's cells had 0
+    # reviewed units ('too small to estimate'), bob's 40 scope codes unread. By hand: bm25's
+    # exact_scope cell reviewed 24, human-only 22/24 = 91.7%, Clopper-Pearson [Beta(.025; 22,
+    # 3), Beta(.975; 23, 2)] = [73.0, 99.0] (one stratum: exactly Clopper-Pearson's).
+    import pandas as pd
+
+    from failcodes import codebook as codebooks
+    from failcodes.reviewplan import read_plan
+    from failcodes.study.layout import StudyLayout
+    from tests.test_review_plan import _cp, big_table, human, run_cli
+
+    table = StudyLayout.of(tmp_path).per_passage("ds")
+    table.parent.mkdir(parents=True)
+    big_table().to_csv(table, index=False)
+    code, _, err = run_cli(capsys, "review", "plan", tmp_path, "-p", "retrieval", "-n", "40")
+    assert code == 0, err
+    drawn = sorted(read_plan(tmp_path / "review" / "plans" / "ds.retrieval.json").estimation_ids())
+    bm25 = [u for u in drawn if int(u[1:]) < 60]
+    assert len(bm25) == 24
+    alice = [human(u, "exact_entity") for u in drawn]
+    alice = [a.model_copy(update={"codes": {k: v for k, v in a.codes.items() if k != "scope"}})
+             for a in alice]  # fmt: skip
+    bob = [human(u, "exact_entity", coder="bob") for u in drawn]
+    for a in bob:
+        if a.unit_id in bm25[:2]:
+            a.codes["scope"] = "broader_scope"
+    for name, anns in (("alice", alice), ("bob", bob)):
+        (tmp_path / "review" / f"{name}.jsonl").write_text(
+            "".join(a.model_dump_json() + "\n" for a in anns), encoding="utf-8"
+        )
+    cb = codebooks.bundled()
+    cb_file = codebooks.bundled_dir() / f"{cb.name}.v{cb.version}.yaml"
+    out = tmp_path / "report"
+    code, _, err = run_cli(capsys, "report", tmp_path, "--codebook", cb_file, "-o", out)
+    assert code == 0, err
+    corrected = pd.read_csv(out / "tables" / "retrieval_quality_corrected.csv")
+    cell = corrected[(corrected["code"] == "exact_scope") & (corrected["retriever"] == "bm25")]
+    low, high = _cp(22, 24)
+    assert (round(100 * low, 1), round(100 * high, 1)) == (73.0, 99.0)
+    assert cell.iloc[0]["reviewed"] == 24
+    assert cell.iloc[0]["human-only (%)"] == "91.7 [73.0, 99.0]"

@@ -419,12 +419,27 @@ def human_codes(annotations: Iterable[Annotation], part: UnitKind) -> dict[str, 
     """One scored human annotation per unit of ``part``.
 
     If several: the review of a coder named like a consensus (:func:`settles`), else the
-    first coder by name.
+    first coder by name; a dimension it left without a code is taken from the next review in
+    that order that coded it (alice left scope empty where bob coded it: the unit counted as
+    not reviewed on scope, bob's review left out).
     """
     out: dict[str, Annotation] = {}
     for ann in sorted(annotations, key=lambda a: (a.unit_id, not settles(a.coder), a.coder)):
-        if ann.unit_kind is part and ann.status is Status.SCORED and ann.unit_id not in out:
+        if ann.unit_kind is not part or ann.status is not Status.SCORED:
+            continue
+        first = out.get(ann.unit_id)
+        if first is None:
             out[ann.unit_id] = ann
+            continue
+        gaps = {d: c for d, c in ann.codes.items() if d not in first.codes}
+        if gaps:
+            sets = {d: v for d, v in ann.code_sets.items() if d in gaps}
+            out[ann.unit_id] = first.model_copy(
+                update={
+                    "codes": {**first.codes, **gaps},
+                    "code_sets": {**first.code_sets, **sets},
+                }
+            )
     return out
 
 
