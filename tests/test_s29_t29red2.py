@@ -150,18 +150,19 @@ def test_a_joined_cell_is_one_category_when_python_lists_it() -> None:
         fc.ratings_from_frame(frame, categories=["a", "b"])  # 'a;b' unlisted: still refused
 
 
+@pytest.mark.parametrize("name", ["maj", "gold2"])
 def test_compare_reads_a_maj_column_as_the_reference_not_a_system(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
 ) -> None:
-    """compare FILE shares agree's consensus words: a 'maj' column (the clinicians' majority)
-    beside two systems' outcomes was a third system (Cochran's Q over sysA, sysB, maj). Now
-    refused in one line asking for --truth maj, as a 'majority' column is."""
+    """compare FILE shares agree's consensus words: a 'maj' or 'gold2' column (the
+    clinicians' majority) beside two systems' outcomes was a third system (Cochran's Q over
+    sysA, sysB and it). Now refused in one line asking for --truth, as 'majority' is."""
     path = tmp_path / "outcomes.csv"
-    path.write_text("unit,sysA,sysB,maj\nu1,1,1,1\nu2,0,1,0\nu3,1,0,1\nu4,0,0,0\n")
+    path.write_text(f"unit,sysA,sysB,{name}\nu1,1,1,1\nu2,0,1,0\nu3,1,0,1\nu4,0,0,0\n")
     code, out, err = run_cli(["compare", str(path)], capsys)
     assert code == 2
     assert not out
-    assert "--truth maj" in err and err.count("\n") == 1
+    assert f"--truth {name}" in err and err.count("\n") == 1
 
 
 def test_an_infinite_rating_in_a_frame_names_its_column_and_row() -> None:
@@ -210,3 +211,36 @@ def test_python_categories_naming_a_used_category_twice_are_refused_as_agree_ref
     table = fc.ratings_from_frame(frame, categories=["a", "b", "c"])
     (ac1,) = fc.agreement_table(table, ["gwet_ac1"])
     assert ac1.value == pytest.approx((5 / 6 - 35 / 144) / (1 - 35 / 144))  # 0.7798
+
+
+@pytest.mark.parametrize(
+    ("name", "summary"),
+    [
+        ("avg_score", [2.33, 4.33, 3.33, 5.0, 1.33, 2.33]),  # the raters' mean, 2 decimals
+        ("median", [2, 4, 3, 5, 1, 2]),  # the raters' median
+    ],
+)
+def test_an_avg_or_median_column_beside_the_raters_is_no_rater(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, summary: list[float]
+) -> None:
+    """A column of the raters' mean named 'avg_score', or their 'median', was a fourth rater
+    ('mean' and 'average' were left out by name): interval alpha 0.8968 / 0.8885 for the
+    three raters' 0.8514 (krippendorff 0.9.0, alpha(level_of_measurement='interval') of the
+    3 x 6 and 4 x 6 tables), the first line calling it "a covariate?" at most."""
+    frame = pd.DataFrame(
+        {
+            "unit": [f"u{i}" for i in range(1, 7)],
+            "r1": [2, 4, 3, 5, 1, 2],
+            "r2": [2, 4, 3, 5, 2, 2],
+            "r3": [3, 5, 4, 5, 1, 3],
+            name: summary,
+        }
+    )
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    args = ["agree", str(path), "--stat", "krippendorff", "--level", "interval", *AGREE_JSON]
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0
+    (row,) = json.loads(out)
+    assert row["raters"] == ["r1", "r2", "r3"] and name in row["left_out"]
+    assert row["value"] == pytest.approx(0.8513986013986015)  # krippendorff, 3 raters

@@ -126,6 +126,15 @@ def consensus_word(name: str) -> str | None:
     return None
 
 
+#: Consensus words that name the reference with a number after them too (``gold2``): a
+#: third system in ``compare FILE`` before. Not ``mode1``, ``final2``, ``ref1``: a system's run
+#: or mode may be so numbered.
+NUMBERED_REFERENCE_WORDS = frozenset(
+    {"majority", "maj", "consensus", "gold", "goldstandard", "groundtruth", "truth"}
+    | {"adjudicated", "adjudication", "mv"}
+)
+
+
 def reference_reason(name: str) -> str | None:
     """Why a column of systems' outcomes is named like the reference (None if it is not).
 
@@ -133,6 +142,9 @@ def reference_reason(name: str) -> str | None:
     whole name of :data:`REFERENCE_NAMES` or :data:`TRUTH_NAMES`.
     """
     word = consensus_word(name)
+    if word is None and name[-1:].isdigit():  # `gold2`, `majority1`: a reference still
+        word = consensus_word(name.rstrip("0123456789"))
+        word = word if word in NUMBERED_REFERENCE_WORDS else None
     if word is not None:
         return f"holds {word!r}"
     joined = "_".join(name_words(name))

@@ -170,7 +170,7 @@ NOT_RATING_WORDS = frozenset(
 DERIVED_WORDS = frozenset(
     """
     total totals sum count agree agreement match matches matched concordance concordant disagree
-    disagreement discordant diff difference mean average
+    disagreement discordant diff difference mean average avg median
     """.split()  # noqa: SIM905
 )
 
