@@ -218,3 +218,81 @@ def test_haiku_4_5_is_not_priced_as_caching_the_codebook_prefix(
     sonnet = dry("anthropic:claude-sonnet-4-5")
     prefix = sonnet["cache_write_tokens"] // 8
     assert prefix > 1024 and sonnet["cached_input_tokens"] == 4 * prefix
+
+
+def test_a_panel_dry_run_counts_what_each_member_spent_before_its_budget(
+    fake: FakeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each panel member's --budget bounds its own run, earlier invocations included; a panel's
+    # dry run compared each member's estimate alone with the budget, so a member whose run
+    # had spent most of it read as within budget, and the run then stopped it (exit 2).
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(
+        "openai:fake-model: {input: 1000.0, cached_input: 100.0, output: 2000.0}\n", "utf-8"
+    )
+    run = tmp_path / "panel"
+
+    def judge(claims: int, *extra: str) -> tuple[int, str]:
+        src = write_traces(tmp_path / f"t{claims}.jsonl", make_traces(claims))
+        code, out, err = run_cli(
+            [
+                *("judge", "retrieval", "--from", str(src), "--judge", "openai:fake-model"),
+                *("--judge", "openai:fake-model", "--temperature", "0.5"),
+                *("--base-url", fake.openai_base_url, "--prices", str(prices), "--no-cache"),
+                *("--codebook", str(write_codebook(tmp_path / "cb.yaml"))),
+                *("-o", str(run), *extra),
+            ],
+            capsys,
+        )
+        assert code == 0, err
+        return code, out
+
+    judge(1)  # 3 units per member
+    spent = [
+        json.loads((folder / "summary.json").read_text("utf-8"))["journal_cost_usd"]
+        for folder in sorted((run / "panel").iterdir())
+    ]
+    estimate = [e["cost_usd"] for e in json.loads(judge(2, "--dry-run", "--format", "json")[1])]
+    assert len(spent) == len(estimate) == 2 and min(spent) > 0  # claim 1's 3 units each
+    # a budget every member's estimate fits, and no member's estimate plus its spend
+    low, high = max(estimate), min(e + s for e, s in zip(estimate, spent, strict=True))
+    assert low < high
+    budget = (low + high) / 2
+    _, out = judge(2, "--dry-run", "--budget", f"{budget}")
+    for e, s in zip(estimate, spent, strict=True):  # main: no over-budget line for either
+        assert (
+            f"  over budget: the estimate ${e:.4f} and the ${s:.4f} the run spent before cross "
+            f"--budget ${budget:.4f};"
+        ) in out
+
+
+def test_a_dry_run_without_the_key_says_it_left_the_cache_unread(
+    fake: FakeServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Without the judge's API key a dry run prices the judge through a stand-in whose cache
+    # keys match no real run's: it read "0 cached" and priced every unit as a call while the
+    # response cache held answers of that model, without a word.
+    cache = tmp_path / "cache.sqlite"
+    src = write_traces(tmp_path / "t.jsonl", make_traces(1))  # 3 units
+    common = ["judge", "retrieval", "--from", str(src), "--judge", "openai:gpt-5-mini"]
+    code, _, err = run_cli(
+        [
+            *(*common, "--base-url", fake.openai_base_url),
+            *("--cache", str(cache), "-o", str(tmp_path / "r1")),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    monkeypatch.delenv("OPENAI_API_KEY")
+    code, _, err = run_cli(
+        [*common, "--cache", str(cache), "--dry-run", "-o", str(tmp_path / "r2")], capsys
+    )
+    assert code == 0
+    assert (
+        f"{cache} holds 3 answer(s) of openai:gpt-5-mini (any endpoint), not read: without the "
+        "judge's API key a dry run cannot tell which units they answer, so it prices every "
+        "unit as a call; set the key to count the cache hits"
+    ) in err.splitlines()

@@ -294,6 +294,8 @@ class JudgeResult:
     budget: float | None = None
     #: What the run's earlier invocations spent (USD): the budget bounds the run's total.
     spent: float = 0.0
+    #: The same, per panel member (each member's budget bounds its own run).
+    member_spent: list[float] = field(default_factory=list)
     summaries: list[RunSummary] = field(default_factory=list)
     #: What the units assumed, said first (and by ``failcodes run``): claims whose ranks skip
     #: within ``--top-k`` (:class:`~failcodes.attribution.RankGaps`).
@@ -315,8 +317,10 @@ class JudgeResult:
                 f"annotations: {self.run_dir / 'annotations.jsonl'}",
             ]
         lines: list[str] = []
-        for name, est in zip(self.members, self.estimates, strict=False):
-            said = [*est.lines(), *self._over_budget(est.cost_usd)]  # each member's own budget
+        spent = self.member_spent or [0.0] * len(self.estimates)
+        for name, est, earlier in zip(self.members, self.estimates, spent, strict=False):
+            # each member's own budget, over its own run
+            said = [*est.lines(), *self._over_budget(est.cost_usd, earlier)]
             lines += [f"[{name}]", *(f"  {line}" for line in said)]
         if self.estimates:
             known = [e.cost_usd for e in self.estimates if e.cost_usd is not None]
@@ -329,13 +333,17 @@ class JudgeResult:
             lines.append(f"panel: {self.run_dir / 'panel.json'}")
         return lines
 
-    def _over_budget(self, cost: float | None) -> list[str]:
-        """The line saying an estimate crosses ``--budget`` (the run would stop short)."""
-        if self.budget is None or cost is None or cost + self.spent <= self.budget:
+    def _over_budget(self, cost: float | None, spent: float | None = None) -> list[str]:
+        """The line saying an estimate crosses ``--budget`` (the run would stop short).
+
+        ``spent``: what the run spent before (default: :attr:`spent`).
+        """
+        spent = self.spent if spent is None else spent
+        if self.budget is None or cost is None or cost + spent <= self.budget:
             return []
         what = f"the estimate ${cost:.4f} crosses"
-        if self.spent:
-            what = f"the estimate ${cost:.4f} and the ${self.spent:.4f} the run spent before cross"
+        if spent:
+            what = f"the estimate ${cost:.4f} and the ${spent:.4f} the run spent before cross"
         return [
             f"over budget: {what} --budget ${self.budget:.4f}; the run stops scheduling before "
             "the spend would cross it (exit 2), units left unjudged"
@@ -525,7 +533,7 @@ class JudgeRequest(JudgeOptions, Request):
     def _panel(
         self, units: list[Any], codebook: Any, settings: JudgeSettings, said: str | None, note: Note
     ) -> JudgeResult:
-        from failcodes.judge.panelrun import estimate_panel, run_panel
+        from failcodes.judge.panelrun import estimate_panel, member_dir, run_panel
         from failcodes.judge.run import refuse_single_run
 
         refuse_single_run(self.run_dir, "a judge panel of " + ", ".join(map(str, self.judge)))
@@ -543,9 +551,50 @@ class JudgeRequest(JudgeOptions, Request):
         )
         if self.dry_run:
             result.estimates = estimate_panel(units, members, job)
+            if self.budget is not None:
+                result.member_spent = [
+                    earlier_spend(member_dir(self.run_dir, i, m.name))
+                    for i, m in enumerate(members, 1)
+                ]
         else:
             result.panel, result.summaries = run_panel(units, members, job)
         return result
+
+
+def unread_cache(coder: Any, cache_path: Path | None) -> str | None:
+    """The line a dry run without the judge's key says when its cache holds that judge's answers.
+
+    Without the key the judge is priced by a stand-in whose cache keys match no real run's, so
+    the dry run counted 0 cached and priced every unit as a call, without a word.
+    """
+    from failcodes.judge.estimate import PricingOnlyCoder
+
+    if not isinstance(coder, PricingOnlyCoder) or cache_path is None or not cache_path.is_file():
+        return None
+    from failcodes.judge.cache import ResponseCache
+
+    cache = ResponseCache(cache_path)
+    try:
+        held = cache.stats().by_model.get(coder.spec, 0)
+    finally:
+        cache.close()
+    if not held:
+        return None
+    return (
+        f"{cache_path} holds {held} answer(s) of {coder.spec} (any endpoint), not read: without "
+        "the judge's API key a dry run cannot tell which units they answer, so it prices every "
+        "unit as a call; set the key to count the cache hits"
+    )
+
+
+def earlier_spend(run_dir: Path) -> float:
+    """What a run folder's earlier invocations spent (USD; 0 unpriced or new).
+
+    As its ``summary.json`` says: a dry run's ``--budget`` line adds it (the budget bounds the
+    run).
+    """
+    earlier = read_summary(run_dir)
+    return earlier.journal_cost_usd if earlier is not None and earlier.price_known else 0.0
 
 
 class _Single:
@@ -583,9 +632,11 @@ class _Single:
         result = JudgeResult(req.kind, req.run_dir, heuristic=heuristic, budget=req.budget)
         if req.dry_run:
             result.estimate = self._estimate(coder, job)
-            earlier = read_summary(req.run_dir) if req.budget is not None else None
-            if earlier is not None and earlier.price_known:
-                result.spent = earlier.journal_cost_usd
+            unread = unread_cache(coder, cache_path)
+            if unread:
+                note(unread)
+            if req.budget is not None:
+                result.spent = earlier_spend(req.run_dir)
         else:
             result.before = self._before(coder, job, heuristic)
             try:
