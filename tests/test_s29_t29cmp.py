@@ -134,3 +134,63 @@ def test_compare_bootstrap_interval_warns_of_units_concentrated_in_few_questions
     assert rows["bootstrap_f1"]["note"] == (
         "interval: units concentrated in few clusters: worth 1.7 equal ones (< 15)"
     )
+
+
+def test_compare_bootstrap_interval_from_few_resamples_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--method bootstrap --resamples 5` printed a "95%" interval of 5 values with no word.
+
+    The concentrated file above (54 units, as rows: no question column here, so each row is
+    a unit and the Kish reason does not apply) with 5 resamples: a percentile interval of 5
+    differences sits near their extremes (metrics says "interval from only 5 bootstrap
+    resamples (fewer than 200 ..." of its own; interval_warning's MIN_MC_RESAMPLES = 20 x 10
+    batches). In session 29's run a 156-unit file read F1 difference [0.045, 0.221], 0 outside,
+    where 400,000 resamples give [-0.016, 0.315]. And `--resamples 0` was refused as "number
+    of resamples must be >= 1", naming no option.
+    """
+    rows = _concentrated_rows().replace("question_id,unit_id", "topic,unit_id")
+    path = write_text(tmp_path / "rows.csv", rows)
+    args = ["compare", str(path), "--truth", "gold", "--unit-column", "unit_id"]
+    code, out, err = run_cli(
+        [
+            *args,
+            "--method",
+            "bootstrap",
+            "--resamples",
+            "5",
+            "--systems",
+            "A,B",
+            "--format",
+            "json",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    rows_out = {r["test"]: r for r in json.loads(out)["tests"]}
+    for test in ("bootstrap_f1", "bootstrap_recall"):
+        assert "interval from only 5 bootstrap resamples (fewer than 200" in rows_out[test]["note"]
+    code, out, err = run_cli([*args, "--systems", "A,B", "--resamples", "0"], capsys)
+    assert code == 2
+    assert "'--resamples'" in err and "greater than or equal to 1" in err
+
+
+def test_equal_clusters_are_not_called_concentrated() -> None:
+    """Named beside 'only N clusters' only where the sizes differ: 10 equal questions are
+    worth 10 equal ones (Kish 10^2 / 10 = 10 < 15, but 10 of 10), one question worth 1.
+
+    With both reasons named (the elif gone), 10 equal questions would read "units concentrated
+    in few clusters: worth 10.0 equal ones" and one question "worth 1.0": false words. The rule:
+    below 20 clusters, concentrated when worth fewer than 15/20 of their number (2.06 < 7.5 in
+    the test above; 10 and 1 are not).
+    """
+    from failcodes.stats.bootstrap import interval_warning
+
+    ten = interval_warning(0.5, 0.3, 0.7, n_clusters=10, effective_clusters=10.0)
+    assert ten == "only 10 clusters (< 20)"
+    one = interval_warning(0.5, 0.5, 0.5, n_clusters=1, effective_clusters=1.0)
+    assert one == "zero-width interval; only 1 clusters (< 20)"
+    uneven = interval_warning(0.5, 0.3, 0.7, n_clusters=10, effective_clusters=29**2 / 409)
+    assert uneven == (
+        "only 10 clusters (< 20); units concentrated in few clusters: worth 2.1 equal ones (< 15)"
+    )

@@ -397,8 +397,10 @@ def interval_warning(
     """Why an interval may mislead, or None: every reason found, joined by '; '.
 
     Reasons: no interval; zero width; fewer than ``min_n`` units; fewer than
-    :data:`MIN_CLUSTERS` clusters, or (``effective_clusters``) units worth fewer than
-    :data:`MIN_EFFECTIVE_CLUSTERS` equal clusters; fewer than ``min_positives`` positives;
+    :data:`MIN_CLUSTERS` clusters, and (``effective_clusters``) units worth fewer than
+    :data:`MIN_EFFECTIVE_CLUSTERS` equal clusters (below MIN_CLUSTERS clusters, fewer than
+    15/20 of their count: one cluster, or ten equal ones, are not "concentrated"); fewer than
+    ``min_positives`` positives;
     an estimate on the boundary of its range; with ``ceiling`` (kappa-type statistics) on fewer than
     ``ceiling_units`` units (:data:`CEILING_UNITS`; None: any number, as for Wald intervals,
     which cover 0.88-0.93 there even with 100-400 units), an estimate at or above ``ceiling``
@@ -417,7 +419,16 @@ def interval_warning(
         reasons.append(f"only {n} units (< {min_n})")
     if n_clusters is not None and n_clusters < MIN_CLUSTERS:
         reasons.append(f"only {n_clusters} clusters (< {MIN_CLUSTERS})")
-    if effective_clusters is not None and effective_clusters < MIN_EFFECTIVE_CLUSTERS:
+    if (
+        effective_clusters is not None
+        and effective_clusters < MIN_EFFECTIVE_CLUSTERS
+        # below 20 clusters, only where sizes differ as much (10 equal ones are worth 10: not
+        # concentrated; one question holding 20 of 29 positives of 10 is, worth 2.1)
+        and (
+            n_clusters is None
+            or effective_clusters < n_clusters * MIN_EFFECTIVE_CLUSTERS / MIN_CLUSTERS
+        )
+    ):
         reasons.append(
             f"units concentrated in few clusters: worth {effective_clusters:.1f} equal ones "
             f"(< {MIN_EFFECTIVE_CLUSTERS})"
