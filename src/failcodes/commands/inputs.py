@@ -185,14 +185,17 @@ class ItemSource:
         ``systems`` gets the system of each disagreement with a claim.
         """
         from failcodes.attribution import ItemClaims, claim_units
+        from failcodes.unitrepeats import SeenDigests
 
         encode = msgspec.json.encode
-        seen: set[bytes] = set()  # 16-byte digests of (system, question, sentence, claim)
-        numbers: dict[str, int] = {}  # each disagreement's id -> its number
+        seen = SeenDigests()  # 16-byte digests of (system, question, sentence, claim)
+        numbers = SeenDigests()  # each disagreement's id's digest -> its number
         mapping: str | None = None
         first_level = ""
         for number, d in enumerate(records, start=1):
-            first_at = numbers.setdefault(d.id, number)
+            first_at = numbers.setdefault(
+                hashlib.blake2b(encode(d.id), digest_size=16).digest(), number
+            )
             if first_at != number:
                 # a file holding its disagreements twice (appended again) attributed and
                 # counted each twice: verification 2, mixed 2 for 1 and 1, exit 0
@@ -243,13 +246,12 @@ class ItemSource:
             for c in d.claims:
                 key = (d.system, d.question_id, d.sentence_id, c.claim_id)
                 digest = hashlib.blake2b(encode(key), digest_size=16).digest()
-                first = digest not in seen
+                first = seen.add(digest)
                 cause = causes is None or c.claim_id in causes
                 if not (first or cause):
                     continue
                 unit = claim_units(self._declare(trace_of(d, c)), self.top_k)
                 if first:
-                    seen.add(digest)
                     new.append(unit)
                 if cause:
                     mine.append(unit)
