@@ -219,3 +219,81 @@ def test_a_verdict_column_of_probabilities_names_the_threshold_option(
     assert code == 0, err
     verdicts = [line.split('"verdict":"')[1].split('"')[0] for line in out.read_text().splitlines()]
     assert verdicts == ["supported", "no_evidence", "supported", "no_evidence"]
+
+
+def test_a_claim_tables_missing_sentence_numbers_are_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A claim table (a row per claim) with the clinicians' sentence label merged in: q1:s2
+    # and q2:s3 had no claims, so no row, and their labels (both errors) are nowhere. main:
+    # TP 1, TN 4, recall 1/1, with no word. By hand, with the two claimless error sentences
+    # labelled (seed rule: a labelled sentence without claims is no error flagged): q1:s1 TN,
+    # q1:s2 FN, q1:s3 TN, q2:s1 TN, q2:s2 TP, q2:s3 FN, q2:s4 TN -> TP 1, FN 2, TN 4, R 1/3.
+    table = _write_csv(
+        tmp_path / "claims.csv",
+        ["question_id", "sentence_id", "claim", "verdict", "label"],
+        [
+            ["q1", "q1:s1", "Aspirin lowers fever.", "supported", "ok"],
+            ["q1", "q1:s3", "Aspirin thins blood.", "supported", "ok"],
+            ["q2", "q2:s1", "Ibuprofen is an NSAID.", "supported", "ok"],
+            ["q2", "q2:s2", "Ibuprofen is safe in late pregnancy.", "refuted", "wrong"],
+            ["q2", "q2:s4", "Ibuprofen reduces pain.", "supported", "ok"],
+        ],
+    )
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(traces), "--labels-out", str(labels),
+         "--label-rule", "label = wrong -> error", "--system", "A"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert (
+        "note: 2 sentence number(s) missing between labelled sentences of 2 question(s) "
+        "(first: 'q1:s2')" in err
+    )
+    # the way it names: every sentence's label apart
+    apart = _write_csv(
+        tmp_path / "sentences.csv",
+        ["question_id", "sentence_id", "has_error"],
+        [["q1", "q1:s1", "false"], ["q1", "q1:s2", "true"], ["q1", "q1:s3", "false"],
+         ["q2", "q2:s1", "false"], ["q2", "q2:s2", "true"], ["q2", "q2:s3", "true"],
+         ["q2", "q2:s4", "false"]],
+    )  # fmt: skip
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(apart), "-m", "refuted",
+         "--format", "csv"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert metrics_counts(stdout, "refuted") == {"A": (1, 0, 2, 4)}
+
+
+@pytest.mark.parametrize(
+    ("orient", "doc"),
+    [
+        ("columns", {"claim": {"0": "a", "1": "b"}, "verdict": {"0": "supported", "1": "refuted"}}),
+        (
+            "index",
+            {"0": {"claim": "a", "verdict": "supported"}, "1": {"claim": "b", "verdict": "x"}},
+        ),
+        ("split", {"columns": ["claim", "verdict"], "index": [0, 1], "data": [["a", "supported"]]}),
+    ],
+)
+def test_a_json_table_pandas_wrote_column_by_column_names_orient_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], orient: str, doc: dict[str, object]
+) -> None:
+    # df.to_json('x.json') writes orient='columns' by default: main read it as one record and
+    # told the user to flatten it (--map verdict.KEY=verdict: one row's verdict) or to name
+    # --option rows, neither of which reads the table. The way that does: orient='records'.
+    import json
+
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    out = tmp_path / "t.jsonl"
+    code, _, err = run_cli(
+        ["ingest", "generic", str(path), "-o", str(out), "--system", "A"], capsys
+    )
+    assert code == 2 and not out.exists()
+    assert f"x.json:1: a table as pandas' DataFrame.to_json writes it with orient='{orient}'" in err
+    assert "df.to_json(PATH, orient='records')" in err
+    assert len(err.strip().splitlines()) == 1

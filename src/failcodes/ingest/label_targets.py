@@ -13,6 +13,8 @@ targets (claims and sentences), not the rows.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from failcodes.errors import InputError, clip
@@ -174,3 +176,47 @@ def _text_of(label: Label, level: str, claim: str | None) -> str | None:
     else:
         raw = claim
     return raw
+
+
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+
+
+def numbering_gaps(labels: Sequence[Label]) -> str | None:
+    """A note when a question's labelled sentences are numbered with gaps (None: none).
+
+    A label rule labels the sentences a table has rows for: a claim table (a row per claim)
+    has none for a sentence without claims, nor does a claims table merged with the
+    sentences' labels (pandas' merge keeps the rows of both alone). Such a sentence's label
+    is then nowhere, so an error in it was no miss: q1's s2 and q2's s3 without claims, both
+    errors, gave recall 1/1 for 1/3, exit 0, with no word. Numbers missing between a
+    question's labelled sentences (``q1:s1``, ``q1:s3``: ids that hold their question's) are
+    said; the start and end of an answer cannot be told.
+    """
+    numbers: dict[tuple[str | None, str | None, str], dict[int, str]] = {}
+    for label in labels:
+        found = _NUMBERED.match(label.sentence_id or "")
+        # numbered within its question (q1:s3, q1_3): ids numbered over the whole table,
+        # its questions interleaved (HealthVer's claim ids), skip numbers of a question
+        if found is not None and label.question_id and label.question_id in found.group(1):
+            key = (label.system, label.question_id, found.group(1))
+            numbers.setdefault(key, {})[int(found.group(2))] = found.group(2)
+    missing: list[str] = []
+    questions = 0
+    for (_, _, prefix), seen in numbers.items():
+        if len(seen) < 2:
+            continue
+        width = len(seen[min(seen)])
+        gaps = [n for n in range(min(seen), max(seen)) if n not in seen]
+        if gaps:
+            questions += 1
+            missing.extend(prefix + str(n).zfill(width) for n in gaps)
+    if not missing:
+        return None
+    return (
+        f"{len(missing):,} sentence number(s) missing between labelled sentences of "
+        f"{questions:,} question(s) (first: {missing[0]!r}): sentences with no row, as a "
+        "claim table has none for a sentence without claims (or a merge of claims and labels "
+        "dropped it)? their labels are not here, so an error in one counts as no miss; give "
+        "every sentence's label apart (failcodes ingest generic-labels) and metrics count "
+        "those without claims (--without-claims)"
+    )

@@ -28,7 +28,7 @@ from failcodes.errors import ConfigError, InputError, clip
 from failcodes.fileio import check_regular_file
 from failcodes.hashing import content_hash
 from failcodes.ingest.label_rule import LabelRule, Outcome
-from failcodes.ingest.label_targets import RuleLabels
+from failcodes.ingest.label_targets import RuleLabels, numbering_gaps
 from failcodes.ingest.nested import INDEX_MARK, RowsPath, is_document, rows_of
 from failcodes.ingest.repeats import KeyHashes, KeyValues
 from failcodes.jsonio import byte_blocks, jsonl_lines, jsonl_object
@@ -1453,6 +1453,10 @@ class TableStream:
                 f"labels" + (f", {n_skipped:,} row(s) skipped" if n_skipped else "")
             )
             self.notes.extend(rule.notes())
+            # every row labelled (none skipped or dropped): a number no label has, no row has
+            gaps = None if n_skipped or tally.unverdicted else numbering_gaps(self.labels)
+            if gaps is not None:
+                self.notes.append(gaps)
 
 
 def refuse_correct_as_error(renames: Mapping[str, str], path: Path) -> None:
