@@ -173,10 +173,43 @@ def explode(record: Mapping[str, Any], rows: RowsPath, wanted_index: frozenset[s
     return Exploded(out, empty, hollow)
 
 
-def _json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line, record)`` of a ``.json`` file: its one object, or each object of its list."""
+def _pandas_orient(doc: dict[str, Any]) -> str | None:
+    """The ``orient`` of pandas' ``DataFrame.to_json`` that wrote ``doc``, if not records.
+
+    ``split``: ``{"columns": [...], "index": [...], "data": [[...]]}``; ``columns`` (the
+    default): each column an object keyed by the row index, ``{"verdict": {"0": ...}}``;
+    ``index``: each row an object keyed by its index, ``{"0": {"verdict": ...}}``. Read as one
+    record, each was refused with a way that cannot read it (flatten, or --option rows).
+    """
+    if set(doc) in ({"columns", "index", "data"}, {"columns", "data"}) and isinstance(
+        doc.get("data"), list
+    ):
+        return "split"
+    inner = [v for v in doc.values() if isinstance(v, dict)]
+    if not doc or len(inner) != len(doc) or any(set(v) != set(inner[0]) for v in inner):
+        return None
+    if inner[0] and all(k.isdigit() for k in inner[0]):
+        return "columns"
+    return "index" if all(k.isdigit() for k in doc) else None
+
+
+def _json_records(path: Path, nested: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line, record)`` of a ``.json`` file: its one object, or each object of its list.
+
+    ``nested``: the rows are inside the records (``--option rows``), so one object is read
+    as given; else a table pandas wrote column by column (:func:`_pandas_orient`) is refused.
+    """
     doc, lines = jsonio.read_json_list(path)
     if isinstance(doc, dict):
+        orient = None if nested else _pandas_orient(doc)
+        if orient is not None:
+            raise InputError(
+                f"a table as pandas' DataFrame.to_json writes it with orient='{orient}' (not "
+                "a row per object): write the rows with df.to_json(PATH, orient='records'), "
+                "or a .jsonl file with df.to_json(PATH, orient='records', lines=True)",
+                path=path,
+                line=1,
+            )
         yield 1, doc
         return
     if lines is None:
@@ -225,7 +258,11 @@ def rows_of(
     the rule compares its text.
     """
     shown = frozenset({rule.column} if rule is not None else ())
-    records = _json_records(path) if is_document(path) else tableio.table_rows(path, as_shown=shown)
+    records = (
+        _json_records(path, rows is not None)
+        if is_document(path)
+        else tableio.table_rows(path, as_shown=shown)
+    )
     place = INDEX_MARK in wanted_index
     previous = None
     for number, (line, record) in enumerate(records, start=1):
