@@ -110,7 +110,9 @@ def test_lines_only_the_exact_reader_accepts_are_read_by_it(tmp_path: Path, line
             "labels.jsonl:7, field 'sentence_id': duplicate label for sentence 'q1:s1' by "
             "'Zoë' (first at line 2); a row per code of one sentence (several codes)? "
             "failcodes ingest generic-labels FILE -o OUT --option duplicates=same keeps one of "
-            "each target labelled alike",
+            "each target labelled alike; labels of several systems' answers stacked? ingest "
+            "each system's with --system NAME (or --option label_scope=system) so each label "
+            "names its system",
         ),
     ],
 )

@@ -116,7 +116,9 @@ def test_a_row_per_code_of_a_sentence_is_refused_with_the_way_through(tmp_path, 
             f"failcodes: error: {table}:3, field 'sentence_id': duplicate label for sentence "
             "'s1' (first at line 2); a row per code of one sentence (several codes)? failcodes "
             "ingest generic-labels FILE -o OUT --option duplicates=same keeps one of each "
-            "target labelled alike"
+            "target labelled alike; labels of several systems' answers stacked? ingest each "
+            "system's with --system NAME (or --option label_scope=system) so each label names "
+            "its system"
         ],
     )
     assert not out.parent.exists()

@@ -99,7 +99,9 @@ def test_a_duplicate_past_the_first_piece_is_refused_at_its_line_nothing_written
         f"failcodes: error: {src}:5001, field 'sentence_id': duplicate label for sentence "
         "'q000000:s0' by 'clinician-1' (first at line 1); a row per code of one sentence "
         "(several codes)? failcodes ingest generic-labels FILE -o OUT --option "
-        "duplicates=same keeps one of each target labelled alike\n"
+        "duplicates=same keeps one of each target labelled alike; labels of several "
+        "systems' answers stacked? ingest each system's with --system NAME (or --option "
+        "label_scope=system) so each label names its system\n"
     )
     assert not out.exists()
     assert not out.parent.exists()

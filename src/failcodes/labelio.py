@@ -199,6 +199,12 @@ def target_once(
                 "generic-labels FILE -o OUT --option duplicates=same keeps one of each target "
                 "labelled alike"
             )
+            if system is None:  # or two systems' labels, each of its own answer, stacked
+                hint += (
+                    "; labels of several systems' answers stacked? ingest each system's with "
+                    "--system NAME (or --option label_scope=system) so each label names its "
+                    "system"
+                )
         raise InputError(
             f"duplicate label for {kind} {key!r}"
             + (f" of system {system!r}" if system is not None else "")
