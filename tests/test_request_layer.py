@@ -98,7 +98,6 @@ def test_every_judge_option_set_in_a_study_reaches_its_judge_step(tmp_path: Path
         "rpm": "60.0",
         "tpm": "1000.0",
         "top_k": "2",
-        "budget": "1.5",
         "prices": '"prices.yaml"',
         "no_cache": "true",
         "max_output_tokens": "512",
@@ -111,19 +110,27 @@ def test_every_judge_option_set_in_a_study_reaches_its_judge_step(tmp_path: Path
         "price_as": '"openai:gpt-5-mini"',
         "temperature": "0.7",
     }
-    # every option but the cascade, which a panel refuses (checked below)
-    assert set(values) == set(JudgeOptions.model_fields) - {"cascade"}
+    # every option but the cascade, which a panel refuses (checked below), and the budget,
+    # which --batch refuses (set alone after)
+    assert set(values) == set(JudgeOptions.model_fields) - {"cascade", "budget"}
     layout = init_study(tmp_path / "st")
-    text = layout.study_file.read_text(encoding="utf-8").replace(
-        'judge = "offline"', "\n".join(f"{k} = {v}" for k, v in values.items())
-    )
-    layout.study_file.write_text(text, encoding="utf-8")
-    steps = plan_study(load_study(layout.root), layout)
-    request = next(s for s in steps if s.name.startswith("judge retrieval")).request
-    assert isinstance(request, JudgeRequest)
+    template = layout.study_file.read_text(encoding="utf-8")
+
+    def judge_request(values: dict[str, str]) -> JudgeRequest:
+        text = template.replace(
+            'judge = "offline"', "\n".join(f"{k} = {v}" for k, v in values.items())
+        )
+        layout.study_file.write_text(text, encoding="utf-8")
+        steps = plan_study(load_study(layout.root), layout)
+        request = next(s for s in steps if s.name.startswith("judge retrieval")).request
+        assert isinstance(request, JudgeRequest)
+        return request
+
+    assert judge_request({**values, "batch": "false", "budget": "1.5"}).budget == 1.5
+    request = judge_request(values)
     assert [s.name for s in request.judge] == ["openai:m1", "openai:m2"]
     assert (request.concurrency, request.rpm, request.tpm, request.top_k) == (3, 60.0, 1000.0, 2)
-    assert (request.budget, request.no_cache, request.max_output_tokens) == (1.5, True, 512)
+    assert (request.no_cache, request.max_output_tokens) == (True, 512)
     assert (request.timeout, request.max_attempts, request.temperature) == (9.5, 2, 0.7)
     assert (request.group_by_claim, request.batch, request.batch_size) == (True, True, 7)
     assert (request.poll_interval, request.price_as) == (0.5, "openai:gpt-5-mini")

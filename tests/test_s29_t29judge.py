@@ -296,3 +296,27 @@ def test_a_dry_run_without_the_key_says_it_left_the_cache_unread(
         "judge's API key a dry run cannot tell which units they answer, so it prices every "
         "unit as a call; set the key to count the cache hits"
     ) in err.splitlines()
+
+
+def test_a_dry_run_refuses_a_budget_with_batch_as_the_run_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The run refuses --budget with --batch (a batch is paid when the provider runs it); its
+    # dry run took both and, its estimate over the budget, said "the run stops scheduling
+    # before the spend would cross it (exit 2), units left unjudged": a run that never starts.
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    src = write_traces(tmp_path / "t.jsonl", make_traces(1))
+    run = tmp_path / "run"
+    code, out, err = run_cli(
+        [
+            *("judge", "retrieval", "--from", str(src), "--judge", "openai:gpt-5-mini"),
+            *("--batch", "--budget", "0.0001", "--no-cache", "--dry-run", "-o", str(run)),
+        ],
+        capsys,
+    )
+    assert code == 2 and out == ""  # main: 0, with that over-budget line
+    assert err.strip().splitlines()[-1] == (
+        "failcodes: error: --budget is not supported with --batch (batches are paid when they "
+        "run): leave it out, and see the cost first with --dry-run"
+    )
+    assert not run.exists()

@@ -22,7 +22,7 @@ from failcodes.judge.estimate import compare_lines
 from failcodes.judge.job import JudgeJob
 from failcodes.judge.journal import refuse_stale_ids
 from failcodes.judge.limits import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_WAIT_S, Limits, RetryPolicy
-from failcodes.judge.modes import Batch, Cascade, Grouped, PerUnit
+from failcodes.judge.modes import BUDGET_WITH_BATCH, Batch, Cascade, Grouped, PerUnit
 from failcodes.judge.pricing import load_prices
 from failcodes.judge.run import (
     discard_if_untouched,
@@ -149,6 +149,10 @@ class JudgeOptions(Options):
     def _panel_or_cascade(self) -> JudgeOptions:
         if len(self.judge) > 1 and self.cascade is not None:
             raise ValueError("--cascade cannot be combined with a panel (several --judge)")
+        # refused here, not only by the batch run: a dry run given both said the run would
+        # stop at the budget, where the run refuses to start
+        if self.batch and self.budget is not None:
+            raise ValueError(BUDGET_WITH_BATCH)
         # one entry prices every LLM judge of the run: an anthropic member of a mixed panel
         # was priced as openai:gpt-5-mini ($0.0169 where haiku-4-5's price gives $0.0606)
         llms = [j for j in [*self.judge, self.cascade] if j is not None and not j.heuristic]

@@ -20,7 +20,7 @@ from failcodes.errors import ConfigError, ProviderError
 from failcodes.hashing import content_hash
 from failcodes.judge.grouping import GROUP_SCHEMA_NAME, GroupJudge, groups_by_claim
 from failcodes.judge.ledger import LedgerItem
-from failcodes.judge.modes import Batch
+from failcodes.judge.modes import BUDGET_WITH_BATCH, Batch
 from failcodes.judge.prompts import render_invalid, truncate
 from failcodes.judge.providers.base import (
     LLMProvider,
@@ -77,10 +77,7 @@ class BatchRun:
         if not isinstance(judge.coder, LLMProvider):
             raise ConfigError("batch mode needs an LLM judge (openai:MODEL or anthropic:MODEL)")
         if judge.settings.budget_usd is not None:
-            raise ConfigError(
-                "--budget is not supported with --batch (batches are paid when they run); "
-                "use --dry-run to see the cost first"
-            )
+            raise ConfigError(BUDGET_WITH_BATCH)
         self.session = session
         self.judge = judge
         self.coder: LLMProvider = judge.coder

@@ -18,6 +18,12 @@ from typing import ClassVar
 from failcodes.judge.grouping import DEFAULT_GROUP_SIZE
 from failcodes.judge.providers.base import DirectCoder, LLMProvider
 
+#: Why a batch run takes no budget (its items are paid when the provider runs them).
+BUDGET_WITH_BATCH = (
+    "--budget is not supported with --batch (batches are paid when they run): leave it out, "
+    "and see the cost first with --dry-run"
+)
+
 
 @dataclass(frozen=True)
 class PerUnit:
