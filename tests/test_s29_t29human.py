@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from tests.saturation.test_cli import cli, setup_project
+from tests.test_cli_labelstudio import run  # noqa: F401  (in-process CLI fixture)
 
 PAEDIATRIC = {
     "dimension": "scope",
@@ -271,3 +272,46 @@ def test_a_dimension_one_coder_left_empty_is_taken_from_the_other(
     assert (round(100 * low, 1), round(100 * high, 1)) == (73.0, 99.0)
     assert cell.iloc[0]["reviewed"] == 24
     assert cell.iloc[0]["human-only (%)"] == "91.7 [73.0, 99.0]"
+
+
+# --- Label Studio: push, then push again asking for another showing (real server) ------------
+
+
+def test_a_second_push_says_what_the_tasks_already_there_show(
+    labelstudio_server: tuple[str, str],
+    tmp_path: Path,
+    run: Any,  # noqa: F811
+) -> None:
+    # 4 units pushed blind, then pushed again with --judged: main stopped with exit 2 'Label
+    # Studio ... refused to set the model version of project 1: Validation error' (no
+    # prediction of the project has that version: none was imported, the 4 were there). Now
+    # '0 tasks imported, 4 already there' and that those 4 hold no judge prediction, so the
+    # judged review asked for shows nothing pre-selected. By hand: 4 of 4 show otherwise.
+    # The other way round (judged first, then blind): the 4 show the judge's codes, no blind
+    # review.
+    from tests.labelstudio_helpers import judged, retrieval_unit, toy_codebook
+    from tests.test_cli_labelstudio import write_codebook
+
+    url, token = labelstudio_server
+    cb = toy_codebook()
+    cb_path = write_codebook(tmp_path)
+    units = [retrieval_unit(9100 + i) for i in range(4)]
+    (tmp_path / "units.jsonl").write_text("".join(u.model_dump_json() + "\n" for u in units))
+    anns = [judged(u, cb, i) for i, u in enumerate(units)]
+    (tmp_path / "judged.jsonl").write_text("".join(a.model_dump_json() + "\n" for a in anns))
+    env = {"LABEL_STUDIO_URL": url, "LABEL_STUDIO_API_KEY": token}
+    for first, then, said in (
+        ((), ("--judged", "judged.jsonl"), "4 of them hold no judge prediction (pushed without"),
+        (("--judged", "judged.jsonl"), (), "4 of them hold the judge's prediction (pushed with"),
+    ):
+        title = f"s29 second push {len(first)}"
+        args = ("-p", "retrieval", "-c", cb_path, "--project", title)
+        proc = run("push", "units.jsonl", *args, *first, cwd=tmp_path, env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.strip().endswith("4 tasks imported, 0 already there")
+        proc = run("push", "units.jsonl", *args, *then, cwd=tmp_path, env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert f"0 tasks imported, 4 already there; {said}" in proc.stdout
+        # the same push again: nothing shows otherwise, the line as before
+        proc = run("push", "units.jsonl", *args, *first, cwd=tmp_path, env=env)
+        assert proc.stdout.strip().endswith("0 tasks imported, 4 already there")

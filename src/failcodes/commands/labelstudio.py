@@ -460,6 +460,9 @@ class PushedProject(FrozenModel):
     created: bool
     imported: int
     skipped: int
+    #: of the skipped, those showing other than asked (see PushReport.shown_otherwise)
+    shown_otherwise: int = 0
+    judged: bool = False
 
 
 class PushResult(FrozenModel):
@@ -471,9 +474,24 @@ class PushResult(FrozenModel):
         """One line per project, as the CLI prints them."""
         return [
             f"project {p.title!r} (id {p.id}, {'created' if p.created else 'reused'}): "
-            f"{p.imported} tasks imported, {p.skipped} already there"
+            f"{p.imported} tasks imported, {p.skipped} already there" + _shown(p)
             for p in self.projects
         ]
+
+
+def _shown(p: PushedProject) -> str:
+    """What tasks already there show, when it is not what this push asked for."""
+    if not p.shown_otherwise:
+        return ""
+    if p.judged:
+        return (
+            f"; {p.shown_otherwise} of them hold no judge prediction (pushed without --judged "
+            "before): their reviewers see no code pre-selected"
+        )
+    return (
+        f"; {p.shown_otherwise} of them hold the judge's prediction (pushed with --judged "
+        "before): their reviewers see its codes pre-selected, not a blind review"
+    )
 
 
 class LabelStudioPushRequest(Request):
@@ -519,6 +537,8 @@ class LabelStudioPushRequest(Request):
                     created=title in report.created_projects,
                     imported=report.imported[title],
                     skipped=report.skipped[title],
+                    shown_otherwise=report.shown_otherwise.get(title, 0),
+                    judged=any(task.get("predictions") for task in tasks),
                 )
                 for title, pid in report.projects.items()
             ]

@@ -64,6 +64,9 @@ class PushReport:
     created_projects: list[str] = field(default_factory=list)
     imported: dict[str, int] = field(default_factory=dict)  # title -> new tasks
     skipped: dict[str, int] = field(default_factory=dict)  # title -> already present
+    #: title -> tasks already present that show other than asked: no judge prediction on a
+    #: push with one (pushed blind before), or one on a blind push (pushed --judged before)
+    shown_otherwise: dict[str, int] = field(default_factory=dict)
 
 
 def _detail(exc: ApiError) -> str:
@@ -254,8 +257,21 @@ class LabelStudioClient:
                 report.created_projects.append(t)
             present = {} if created else self.unit_task_ids(pid)
             new = [task for task in tasks if task["data"][cfg.UNIT_ID] not in present]
+            asked = {
+                task["data"][cfg.UNIT_ID]: bool(task.get("predictions"))
+                for task in tasks
+                if task["data"][cfg.UNIT_ID] in present
+            }
+            if asked:  # 'N already there' hid that they show what an earlier push showed
+                shown = self.predictions(pid)
+                report.shown_otherwise[t] = sum(
+                    bool(shown.get(present[u])) != judged for u, judged in asked.items()
+                )
             self.import_tasks(pid, new)
-            if versions:
+            # only with predictions imported: Label Studio refuses a model version no
+            # prediction of the project has ('Validation error', exit 2, when every task of
+            # a --judged push was there already, pushed blind)
+            if versions and any(task.get("predictions") for task in new):
                 self.set_model_version(pid, versions[-1])
             report.imported[t] = len(new)
             report.skipped[t] = len(tasks) - len(new)
