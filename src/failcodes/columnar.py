@@ -91,6 +91,7 @@ from failcodes.tracelines import TRACE_IDS, TraceLine, Voucher
 from failcodes.traces import (
     UNDECLARED_KEY,
     EvidenceSource,
+    Marks,
     Passage,
     Trace,
     derived_evidence_source,
@@ -129,7 +130,8 @@ def _verdict_entry(raw: Any) -> str | None:
 def _object_line(raw: bytes, lineno: int, path: Path, facts: _Facts | None = None) -> Trace | None:
     """One line through the object reader's own steps: a Trace, None (blank) or its error.
 
-    ``facts`` counts a verdict a default alias read (:func:`alias_word`).
+    ``facts`` counts a verdict a default alias read (:func:`alias_word`), and the passages
+    and reasonings read as none (:class:`~failcodes.traces.Marks`).
     """
     try:
         text = raw.decode("utf-8")
@@ -143,7 +145,8 @@ def _object_line(raw: bytes, lineno: int, path: Path, facts: _Facts | None = Non
     word = alias_word(obj.get("verdict")) if isinstance(obj, dict) else None
     if facts is not None and word:
         facts.truths[word] += 1
-    return prepare_trace(drop_nones(obj), path, lineno, None, {}, convert="generic")
+    marks = None if facts is None else facts.marks
+    return prepare_trace(drop_nones(obj), path, lineno, None, {}, convert="generic", marks=marks)
 
 
 def _fast_line(body: bytes, vouch: Voucher, *, accepted: bool = False) -> TraceLine | None:
@@ -650,8 +653,9 @@ def read_trace_columns(
         loaded = _load(items, formats)
     except _UseObjectReaderError:
         truths: Counter[str] = Counter()
-        columns = TraceColumns.from_traces(read_trace_files(items, truths=truths))
-        return replace(columns, truths=truths)
+        marks = Marks()
+        columns = TraceColumns.from_traces(read_trace_files(items, truths=truths, marks=marks))
+        return replace(columns, truths=truths, marks=marks)
     try:
         return replace(_engine_trace_columns(loaded), **_given(loaded))
     finally:
@@ -1368,10 +1372,12 @@ class _Facts:
     undeclared: dict[str, list[int]] = field(default_factory=dict)
     #: As :attr:`TraceColumns.truths <failcodes.tracecols.TraceColumns.truths>`.
     truths: Counter[str] = field(default_factory=Counter)
+    #: As :attr:`TraceColumns.marks <failcodes.tracecols.TraceColumns.marks>`.
+    marks: Marks = field(default_factory=Marks)
 
     def given(self) -> dict[str, Any]:
         """The columns' fields they fill."""
-        return {"undeclared": self.undeclared, "truths": self.truths}
+        return {"undeclared": self.undeclared, "truths": self.truths, "marks": self.marks}
 
 
 def _load_vouched(items: Sequence[Path], formats: Sequence[Format]) -> _Rows | None:

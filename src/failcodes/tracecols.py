@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from failcodes.traces import Trace, tally_undeclared
+from failcodes.traces import Marks, Trace, tally_undeclared
 from failcodes.verdicts import Verdict
 
 #: Columns every :class:`TraceColumns` has (what metrics and aggregation need).
@@ -117,6 +117,9 @@ class TraceColumns:
     #: supported/refuted, NEI as no_evidence...; none for the tool's own Parquet, whose
     #: verdicts are canonical: its ingest said them).
     truths: Mapping[str, int] = field(default_factory=dict)
+    #: The reasonings and passages whose text is a missing mark, read as none (JSONL and
+    #: CSV files; None: not counted, as for the tool's own Parquet, whose ingest read them).
+    marks: Marks | None = None
 
     @classmethod
     def from_traces(cls, traces: Sequence[Trace]) -> TraceColumns:
@@ -339,6 +342,8 @@ class SentenceColumns:
     undeclared: Mapping[str, Sequence[int]] | None = None
     #: As :attr:`TraceColumns.truths`.
     truths: Mapping[str, int] = field(default_factory=dict)
+    #: As :attr:`TraceColumns.marks`.
+    marks: Marks | None = None
 
     def __len__(self) -> int:
         """Number of traces."""

@@ -45,8 +45,16 @@ from failcodes.tableio import (
     validate_record,
     write_in_batch,
 )
-from failcodes.tracelines import TRACE_IDS, TraceLine, json_of, trace_of
-from failcodes.traces import Passage, Trace
+from failcodes.tracelines import (
+    TRACE_IDS,
+    TraceLine,
+    clean_record,
+    json_of,
+    missing_mark,
+    refuse_reference,
+    trace_of,
+)
+from failcodes.traces import Marks, Passage, Trace
 from failcodes.verdicts import Verdict, alias_word, normalize_verdict
 
 #: Columns of the passages table of a trace CSV, in order (the join key first).
@@ -138,12 +146,15 @@ def prepare_trace(
     column_map: Mapping[str, str],
     *,
     convert: str | None = None,
+    marks: Marks | None = None,
 ) -> Trace:
     """Validate one read trace record (our field names; ``record`` is changed in place).
 
     Ids must not be blank or padded; the verdict goes through the alias table (the raw text
     kept in ``raw_verdict``); nested passages lose their missing values (and are renamed by
-    ``column_map``). Errors name path, line and field.
+    ``column_map``); a reasoning or passage text that is a missing mark is none (counted in
+    ``marks``), one that is a reference alone refused (:func:`~failcodes.tracelines.
+    clean_record`). Errors name path, line and field.
     """
     for name in NUMBER_ID_FIELDS:  # a number id as text (the rule of every reader)
         if name in record:
@@ -172,6 +183,7 @@ def prepare_trace(
         ]
     elif isinstance(passages, list):
         record["passages"] = [drop_nones(p) if isinstance(p, dict) else p for p in passages]
+    clean_record(record, path, line, marks)
     return validate_record(Trace, record, path, line, convert=convert)
 
 
@@ -184,6 +196,7 @@ def read_traces(
     seen: dict[tuple[str, str], tuple[Path, int]] | None = None,
     default_system: str | None = None,
     truths: Counter[str] | None = None,
+    marks: Marks | None = None,
 ) -> list[Trace]:
     """Read traces from JSONL, CSV (+ passages table) or Parquet.
 
@@ -194,7 +207,8 @@ def read_traces(
     defaults to :func:`passages_path_for` (used if it exists). ``seen`` lets a caller check
     ``(system, claim_id)`` uniqueness across several files. ``default_system`` fills the
     ``system`` of records that have none (the column may then be absent). ``truths``
-    counts the records whose verdict a default alias read, per alias word (true: supported).
+    counts the records whose verdict a default alias read, per alias word (true: supported);
+    ``marks`` the reasonings and passages read as none (:class:`~failcodes.traces.Marks`).
     """
     p = Path(path)
     cmap = dict(column_map or {})
@@ -224,13 +238,13 @@ def read_traces(
             rec["system"] = default_system
         if truths is not None and (word := alias_word(rec.get("verdict"))):
             truths[word] += 1
-        trace = prepare_trace(rec, p, line, aliases, cmap, convert=convert)
+        trace = prepare_trace(rec, p, line, aliases, cmap, convert=convert, marks=marks)
         lines[claim_once(seen, trace, p, line)] = len(out)
         out.append(trace)
     if fmt is Format.CSV:
         side = Path(passages_path) if passages_path is not None else passages_path_for(p)
         if passages_path is not None or side.exists():
-            out = _attach_passages(out, lines, side, cmap, p)
+            out = _attach_passages(out, lines, side, cmap, p, marks)
     elif passages_path is not None:
         raise InputError(
             "a separate passages table is only used with CSV traces", path=passages_path
@@ -288,19 +302,22 @@ def _holds_no_row(path: Path) -> bool:
 
 
 def read_trace_files(
-    paths: Iterable[str | Path], *, truths: Counter[str] | None = None
+    paths: Iterable[str | Path],
+    *,
+    truths: Counter[str] | None = None,
+    marks: Marks | None = None,
 ) -> list[Trace]:
     """The traces of several files: ``(system, claim_id)`` unique, each sentence in one file.
 
     A system's sentence whose claims two files give is refused (:func:`split_sentence`).
-    ``truths``: as :func:`read_traces`'.
+    ``truths``, ``marks``: as :func:`read_traces`'.
     """
     seen: dict[tuple[str, str], tuple[Path, int]] = {}
     first: dict[tuple[str, str], Path] = {}
     texts: dict[tuple[str, str, str], tuple[str, str, int]] = {}  # first text, folded, line
     out: list[Trace] = []
     for path in map(Path, paths):
-        for trace in read_traces(path, seen=seen, truths=truths):
+        for trace in read_traces(path, seen=seen, truths=truths, marks=marks):
             where = first.setdefault((trace.system, trace.sentence_id), path)
             if where != path:
                 line = seen[(trace.system, trace.claim_id)][1]
@@ -369,6 +386,7 @@ def _attach_passages(
     path: Path,
     column_map: Mapping[str, str],
     traces_path: Path,
+    marks: Marks | None = None,
 ) -> list[Trace]:
     grouped: dict[int, list[tuple[int, Passage]]] = {}
     ranks: dict[tuple[int, int], int] = {}
@@ -384,6 +402,12 @@ def _attach_passages(
                 line=line,
                 field="claim_id",
             )
+        text = rec.get("text")
+        refuse_reference(text, path, line, "text")
+        if isinstance(text, str) and missing_mark(text):  # no passage (the retriever's none)
+            if marks is not None:
+                marks.add(path, line, passages=1)
+            continue
         passage = validate_record(Passage, rec, path, line)
         if (pos, passage.rank) in ranks:
             raise InputError(

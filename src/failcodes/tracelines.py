@@ -13,9 +13,11 @@ the model's type and bounds (msgspec's strict types: no ``"3"`` for 3, no unknow
 empty text (the model reads an optional one as missing), no ``null``, no duplicate key
 (:func:`~failcodes.jsonio.keys_vouched`), ids neither blank nor padded, ranks unique, a
 verdict the alias table knows (the canonical one stored, the raw text kept in ``raw_verdict``
-as the model does) and no score of :data:`LARGEST_SCORE` or more (pydantic writes ``1e+16``
-where msgspec writes ``1e16``). Anything else (``None``) takes the exact reader, which accepts
-it or raises its one-line error: the errors are the exact reader's, always.
+as the model does), no score of :data:`LARGEST_SCORE` or more (pydantic writes ``1e+16``
+where msgspec writes ``1e16``) and no reasoning or passage text that is a missing mark or a
+reference alone (:func:`marked`: the exact reader reads the one as none, with a note, and
+refuses the other). Anything else (``None``) takes the exact reader, which accepts it or
+raises its one-line error: the errors are the exact reader's, always.
 """
 
 from __future__ import annotations
@@ -23,17 +25,25 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
+import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel
 
-from failcodes.errors import InputError
+from failcodes.errors import InputError, clip
 from failcodes.jsonio import keys_vouched
 from failcodes.tableio import msgspec_type
-from failcodes.traces import EvidenceSource, Passage, Trace
-from failcodes.verdicts import Verdict, alias_word, aliased_keys, normalize_verdict
+from failcodes.traces import EvidenceSource, Marks, Passage, Trace
+from failcodes.verdicts import (
+    NO_VERDICT_MARKS,
+    Verdict,
+    alias_word,
+    aliased_keys,
+    normalize_verdict,
+)
 
 #: A trace line the :class:`Voucher` accepted: the msgspec struct of :func:`line_types`, whose
 #: attributes are those of :class:`Trace` (verdict and enums as their text).
@@ -92,6 +102,126 @@ def line_types(omit_defaults: bool = True) -> tuple[Any, Any]:
     passage = msgspec.defstruct("PassageLine", fields(Passage), **options)
     trace = msgspec.defstruct("TraceLine", fields(Trace, passage), **options)
     return trace, passage
+
+
+def missing_mark(text: str) -> bool:
+    """Whether a text is a missing mark: no passage (or reasoning), as a blank cell is none.
+
+    R's ``NA``, Excel's ``#N/A``, pandas' ``nan`` (``astype(str)``), a program's ``None``
+    or a spreadsheet's ``-`` where the retriever found nothing were each one passage of that
+    text: a closed claim read as retrieved, Table 8 counting ``N/A`` as a coded passage (3
+    units, all irrelevant, where there were none) and attribution saying "none of the 1
+    retrieved passages is high quality" for "no passage retrieved", exit 0. A reasoning so
+    written was coded by ``judge reasoning`` as the verifier's reasoning (Table 9).
+    """
+    return len(text) < 32 and text.strip().lower() in NO_VERDICT_MARKS
+
+
+#: A text that is a reference alone: a link, a DOI, a PubMed or PMC id.
+_REFERENCE = re.compile(
+    r"(?:https?://|www\.)\S+|(?:doi:\s*)?10\.\d{4,9}/\S+|pmid:?\s*\d+|pmc\d+|doi:\s*\S+",
+    re.IGNORECASE,
+)
+
+
+def is_reference(text: object) -> bool:
+    """Whether ``text`` is a reference alone (a URL, a DOI, ``PMID: 123``): no passage text."""
+    return isinstance(text, str) and len(text) < 2048 and bool(_REFERENCE.fullmatch(text.strip()))
+
+
+def refuse_reference(text: object, path: Path, line: int, field: str) -> None:
+    """Refuse a passage whose text is a reference alone (a URL, a DOI, ``PMID: 123``).
+
+    A table keeping the retrieved documents' links, not their texts, was read as passages of
+    those texts: the judge coded each link as retrieved evidence (all irrelevant), Table 8
+    counted them and attribution blamed retrieval for every disagreement ("none of the 2
+    retrieved passages is high quality"), exit 0, where no passage text was there to assess.
+    """
+    if is_reference(text):
+        assert isinstance(text, str)
+        raise InputError(
+            f"a passage's text is a reference alone ({clip(repr(text.strip()))}), not the "
+            "text retrieved: the judge codes a passage's text and Table 8 counts it (a link "
+            "read as evidence blamed the retriever); give the retrieved texts (a column or "
+            "passage key holding them), the link as the passage's source",
+            path=path,
+            line=line,
+            field=field,
+        )
+
+
+def clean_record(record: dict[str, Any], path: Path, line: int, marks: Marks | None) -> None:
+    """A trace record (a dict of the trace's fields) read as the trace format is read.
+
+    A reasoning or passage ``text`` that is a missing mark is none (counted in ``marks``),
+    the other passages keeping their ranks; a passage text that is a reference alone is
+    refused naming ``passages[i].text`` (:func:`refuse_reference`). ``record`` is changed
+    in place.
+    """
+    reasoning = record.get("reasoning")
+    dropped = isinstance(reasoning, str) and missing_mark(reasoning)
+    if dropped:
+        del record["reasoning"]
+    passages = record.get("passages")
+    gone = 0
+    if isinstance(passages, list):
+        for i, p in enumerate(passages):
+            if isinstance(p, dict):
+                refuse_reference(p.get("text"), path, line, f"passages[{i}].text")
+        kept = [
+            p
+            for p in passages
+            if not (isinstance(p, dict) and isinstance(t := p.get("text"), str) and missing_mark(t))
+        ]
+        gone = len(passages) - len(kept)
+        if gone:
+            record["passages"] = kept
+    if marks is not None and (dropped or gone):
+        marks.add(path, line, passages=gone, reasoning=dropped)
+
+
+#: The first four characters (stripped, lowered) of a text that may be a missing mark
+#: (:func:`missing_mark`) or a reference alone (:data:`_REFERENCE`).
+_SUSPECT = frozenset(
+    {m[:4] for m in NO_VERDICT_MARKS}
+    | {"http", "www.", "doi:", "pmid"}
+    | {f"10.{d}" for d in range(10)}
+    | {f"pmc{d}" for d in range(10)}
+)
+#: Their first characters, either case, and any a text stripped of its spaces may begin with.
+_SUSPECT_FIRST = frozenset(p[0] for p in _SUSPECT) | {p[0].upper() for p in _SUSPECT}
+_SUSPECT_FIRST |= {c for c in map(chr, range(0x3001)) if c.isspace()}  # (to U+3000: strip's)
+_FIRST = operator.itemgetter(0)
+_FIRST4 = operator.itemgetter(slice(4))
+_TEXT = operator.attrgetter("text")
+_REASONING = operator.attrgetter("reasoning")
+
+
+def may_be_marked(lines: Iterable[TraceLine | None]) -> bool:
+    """Whether a passage text or reasoning of the vouched ``lines`` may be marked or a link.
+
+    A missing mark or a reference alone: one pass in C over a block's texts (their first four
+    characters), which a block none of whose texts begins as one does passes (~0.25 CPU-s
+    over a 675 MB file, its 1.2M passages).
+    """
+    recs = [rec for rec in lines if rec is not None]
+    # (a line without passages decodes them to UNSET, which is false, as [] is)
+    texts = list(map(_TEXT, itertools.chain.from_iterable(filter(None, map(_PASSAGES, recs)))))
+    texts += filter(None, map(_REASONING, recs))  # (the voucher takes no empty text)
+    # those whose first character may begin one (no string made: ~15% less than all four)
+    maybe = itertools.compress(texts, map(_SUSPECT_FIRST.__contains__, map(_FIRST, texts)))
+    return not _SUSPECT.isdisjoint(map(str.lower, map(_FIRST4, map(str.strip, maybe))))
+
+
+def marked(rec: TraceLine) -> bool:
+    """Whether a vouched line's reasoning or a passage text is a missing mark or a reference.
+
+    The exact reader reads such a line otherwise than as it is (:func:`clean_record`), so the
+    voucher leaves it to that reader.
+    """
+    if rec.reasoning is not None and missing_mark(rec.reasoning):
+        return True
+    return any(missing_mark(t) or is_reference(t) for t in map(_TEXT, rec.passages or ()))
 
 
 class Voucher:
@@ -201,7 +331,9 @@ class Voucher:
                 if keys is None or bodies[i].count(b'"') != 2 * (keys[0] + keys[1]):
                     out[i] = None
         # (finished last: a line refused above is the object reader's, and counted there)
-        return [None if rec is None else self.finish(rec) for rec in out]
+        if may_be_marked(out):  # a missing mark or a link: the exact reader's (see marked)
+            out = [None if rec is None or marked(rec) else rec for rec in out]
+        return [None if rec is None else self._settle(rec) for rec in out]
 
     def _block_keys(self, recs: Sequence[TraceLine]) -> int | None:
         """The quotes the keys and strings of ``recs`` need in all, or None.
@@ -275,6 +407,12 @@ class Voucher:
 
     def finish(self, rec: TraceLine) -> TraceLine | None:
         """``rec`` with its verdict canonical (the raw one kept), or None (see the module doc)."""
+        if may_be_marked((rec,)) and marked(rec):
+            return None
+        return self._settle(rec)
+
+    def _settle(self, rec: TraceLine) -> TraceLine | None:
+        """:meth:`finish` but for missing marks and references (a block checks them at once)."""
         passages = rec.passages
         if passages is self.unset:
             passages = rec.passages = []

@@ -7,6 +7,7 @@ docs/trace-format.md and the JSON Schema from ``failcodes schema trace``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
@@ -295,3 +296,49 @@ def refuse_mixed_evidence(
                 path=path,
                 field="passages",
             )
+
+
+@dataclass
+class Marks:
+    """Trace records whose reasoning or passage texts were missing marks, read as none.
+
+    The readers of the trace format (``ingest`` of a line already in it, and ``metrics``,
+    ``disagreements``, ``judge`` and ``attribute`` reading a traces file themselves) read
+    ``"reasoning": "N/A"`` as no reasoning and a passage whose ``text`` is ``"None"`` as no
+    passage (:func:`missing_mark`), and say so in :meth:`line`.
+    """
+
+    #: passages read as none, and the file and line of the first
+    passages: int = 0
+    first_passage: tuple[Path, int] | None = None
+    #: reasonings read as none, and the first's file and line
+    reasonings: int = 0
+    first_reasoning: tuple[Path, int] | None = None
+
+    def add(self, path: Path, line: int, *, passages: int = 0, reasoning: bool = False) -> None:
+        """Count a record's marked passages and reasoning."""
+        if passages:
+            self.passages += passages
+            self.first_passage = self.first_passage or (path, line)
+        if reasoning:
+            self.reasonings += 1
+            self.first_reasoning = self.first_reasoning or (path, line)
+
+    def lines(self) -> list[str]:
+        """The notes: passages, then reasonings read as none (none when there were none)."""
+        out = []
+        if self.first_passage is not None:
+            path, line = self.first_passage
+            out.append(
+                f"{self.passages:,} passage(s) whose text is a missing mark (NA, N/A, #N/A, "
+                f"nan, null, None or -; first at {path}:{line}) read as no passage: the "
+                "retriever found nothing there"
+            )
+        if self.first_reasoning is not None:
+            path, line = self.first_reasoning
+            out.append(
+                f"{self.reasonings:,} reasoning(s) that are a missing mark (first at "
+                f"{path}:{line}) read as no reasoning: judge reasoning has none of theirs to "
+                "code"
+            )
+        return out

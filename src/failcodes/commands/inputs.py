@@ -34,6 +34,7 @@ from failcodes.judge.journal import check_run_dir
 from failcodes.traceio import read_traces
 from failcodes.traces import (
     EvidenceSource,
+    Marks,
     Passage,
     Trace,
     check_declared_systems,
@@ -51,8 +52,13 @@ if TYPE_CHECKING:
     from failcodes.judge.colestimate import UnitSizes  # (the judge's: imported by its uses)
 
 
-def load_inputs(path: str | Path) -> tuple[list[Trace], list[Disagreement] | None]:
-    """Read ``--from``: the traces to judge, and the disagreements when the file holds them."""
+def load_inputs(
+    path: str | Path, marks: Marks | None = None
+) -> tuple[list[Trace], list[Disagreement] | None]:
+    """Read ``--from``: the traces to judge, and the disagreements when the file holds them.
+
+    ``marks``: a traces file's reasonings and passages read as none (a missing mark).
+    """
     p = check_regular_file(path)
     if is_disagreements_file(p):
         items = read_disagreements(p)
@@ -60,7 +66,7 @@ def load_inputs(path: str | Path) -> tuple[list[Trace], list[Disagreement] | Non
         if not traces:
             raise InputError("the disagreements carry no claims to judge", path=p)
         return traces, items
-    traces = read_traces(p)
+    traces = read_traces(p, marks=marks)
     if not traces:
         raise InputError("no traces found", path=p)
     return traces, None
@@ -93,8 +99,10 @@ class ItemSource:
         self._traces = not is_disagreements_file(p)
         #: a traces file's systems read closed-book for want of passages (said first)
         self._bare: str | None = None
+        #: a traces file's reasonings and passages read as none (a missing mark: said first)
+        self._marks = Marks()
         if self._traces:
-            self._held = read_traces(p)
+            self._held = read_traces(p, marks=self._marks)
             if not self._held:
                 raise InputError("no traces found", path=p)
             if declared:
@@ -149,15 +157,19 @@ class ItemSource:
         attribution.md step 4), with no word. A declared per-claim source (a pipeline that
         retrieves for some claims only) reads alike there, so this is said, not refused.
         """
-        return ([self._bare] if self._bare else []) + [
-            f"system {name!r}: {bare:,} of its {bare + got:,} claims here are closed-book "
-            "(evidence source none), the others retrieved: attributed so, the closed-book ones "
-            "to verification; if its retriever found nothing for them (a source derived from "
-            f"no passages), --evidence {name}=retrieved attributes them to retrieval "
-            "(docs/attribution.md step 4)"
-            for name, (bare, got) in sorted(self._sources.items())
-            if bare and got
-        ]
+        return (
+            ([self._bare] if self._bare else [])
+            + self._marks.lines()
+            + [
+                f"system {name!r}: {bare:,} of its {bare + got:,} claims here are closed-book "
+                "(evidence source none), the others retrieved: attributed so, the closed-book ones "
+                "to verification; if its retriever found nothing for them (a source derived from "
+                f"no passages), --evidence {name}=retrieved attributes them to retrieval "
+                "(docs/attribution.md step 4)"
+                for name, (bare, got) in sorted(self._sources.items())
+                if bare and got
+            ]
+        )
 
     def _at(self, number: int) -> str:
         """Where the ``number``-th disagreement is: 'line N' (JSONL) or 'row N' (Parquet)."""
@@ -307,15 +319,18 @@ class _ClaimView(NamedTuple):
 _READ = (EvidenceSource.NONE, EvidenceSource.RETRIEVED)
 
 
-def load_traces(path: str | Path) -> list[Trace]:
-    """Read the traces of ``--from`` (from disagreements or a traces file)."""
+def load_traces(path: str | Path, marks: Marks | None = None) -> list[Trace]:
+    """Read the traces of ``--from`` (from disagreements or a traces file).
+
+    ``marks``: as :func:`load_inputs`'.
+    """
     p = Path(path)
     if p.is_file() and is_disagreements_file(p):
         traces = read_disagreement_traces(p)
         if not traces:
             raise InputError("the disagreements carry no claims to judge", path=p)
         return traces
-    return load_inputs(path)[0]
+    return load_inputs(path, marks)[0]
 
 
 def rank_gaps(

@@ -471,7 +471,7 @@ class JudgeRequest(JudgeOptions, Request):
         from failcodes.commands.inputs import codebook_note, load_codebook, rank_gaps, source_units
 
         codebook = load_codebook(self.codebook, self.kind)  # a missing part: before any output
-        units, sizes, traces = self._units()
+        units, sizes, traces = self._units(note)
         # a claim whose ranks skip (1, 3, 5) has fewer than k passages judged under --top-k k
         skipped = rank_gaps([self.source], self.top_k, traces or None).line()
         if skipped:
@@ -488,10 +488,14 @@ class JudgeRequest(JudgeOptions, Request):
         result.first = [skipped] if skipped else []
         return result
 
-    def _units(self) -> tuple[Any, Any, list[Any]]:
-        """The units (or, for a dry run the columns can price, their sizes)."""
+    def _units(self, note: Note) -> tuple[Any, Any, list[Any]]:
+        """The units (or, for a dry run the columns can price, their sizes).
+
+        ``note`` gets a traces file's reasonings and passages read as none (missing marks).
+        """
         from failcodes.commands.inputs import load_traces, load_unit_sizes, load_unit_stream
         from failcodes.judge.colestimate import columnar_mode, needs_groups
+        from failcodes.traces import Marks
 
         # a dry run of one judge in a mode the columns can price reads no Unit objects (issue
         # 18); anything else, or an input the fast reader does not vouch for, reads traces
@@ -511,7 +515,10 @@ class JudgeRequest(JudgeOptions, Request):
             if not found[1].units:
                 raise InputError(no_units_message(self.kind, found[1].traces), path=self.source)
             return *found, []
-        traces = load_traces(self.source)
+        marks = Marks()
+        traces = load_traces(self.source, marks)
+        for line in marks.lines():
+            note(line)
         units = build_units(traces, self.kind, top_k=self.top_k)
         if not units:
             raise InputError(no_units_message(self.kind, len(traces)), path=self.source)

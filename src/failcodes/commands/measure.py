@@ -380,7 +380,10 @@ class DisagreementsRequest(Request):
         cover = label_coverage(found.columns, found.index, self.level)
         unnamed = unlabelled_systems(cover, self.level.value)  # 0 disagreements, not 0 errors
         gone = _vanished(self.traces, list(cover))  # a system with no row: first
-        assumed = "; ".join(x for x in (gone, assumed, unnamed, bare, read) if x) or None
+        # passages and reasonings a trace file wrote as 'N/A': none, as ingest reads them
+        marked = found.columns.marks.lines() if found.columns.marks is not None else []
+        said = (gone, assumed, unnamed, bare, *marked, read)
+        assumed = "; ".join(x for x in said if x) or None
         covered = coverage_line(cover, self.level.value, _errors_only(found.index))
         dropped = _dropped(self.traces, DISAGREEMENTS)
         return DisagreementsResult(list(found.items), count, self.out, assumed, covered, dropped)

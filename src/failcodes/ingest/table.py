@@ -37,8 +37,8 @@ from failcodes.labels import Label
 from failcodes.polarity import ERROR_FLAG, judged_stage, judges_a_verdict, says_correct
 from failcodes.sheetio import ShownNumber
 from failcodes.spelling import name_key, spelling_key
-from failcodes.tracelines import TraceLine, Voucher
-from failcodes.traces import Passage, Trace
+from failcodes.tracelines import TraceLine, Voucher, missing_mark, refuse_reference
+from failcodes.traces import Marks, Passage, Trace
 from failcodes.verdicts import (
     ASSERTED,
     NO_VERDICT_MARKS,
@@ -395,8 +395,16 @@ def _count_marks(tally: _Tally, row: _Row, spec: TableSpec, reasoning: Sequence[
     if row.trace.reasoning is None and any(
         isinstance(cell := row.raw.get(c), str) and missing_mark(cell) for c in reasoning
     ):
-        tally.reasoned += 1
-        tally.first_reasoned = tally.first_reasoned or (row.path, row.line)
+        if row.path.suffix.lower() in _RECORD_SUFFIXES:  # a record's field, no cell
+            tally.objects.add(row.path, row.line, reasoning=True)
+        else:
+            tally.reasoned += 1
+            tally.first_reasoned = tally.first_reasoned or (row.path, row.line)
+
+
+#: Files whose rows are records (JSON objects, the trace format's rows), not a sheet's cells:
+#: their missing marks are said as :class:`~failcodes.traces.Marks` says them.
+_RECORD_SUFFIXES = frozenset({".jsonl", ".ndjson", ".json", ".parquet", ".pq"})
 
 
 def _count_unordered(tally: _Tally, row: _Row) -> None:
@@ -426,46 +434,6 @@ def _sources_of(target: str, spec: TableSpec) -> list[str]:
     """The columns a row's ``target`` field is read from (``--map``, else its own name)."""
     mapped = [c for c, targets in spec.column_map.items() if target in targets]
     return mapped or ([] if target in spec.column_map else [target])
-
-
-def missing_mark(text: str) -> bool:
-    """Whether a text is a missing mark: no passage (or reasoning), as a blank cell is none.
-
-    R's ``NA``, Excel's ``#N/A``, pandas' ``nan`` (``astype(str)``), a program's ``None``
-    or a spreadsheet's ``-`` where the retriever found nothing were each one passage of that
-    text: a closed claim read as retrieved, Table 8 counting ``N/A`` as a coded passage (3
-    units, all irrelevant, where there were none) and attribution saying "none of the 1
-    retrieved passages is high quality" for "no passage retrieved", exit 0. A reasoning cell
-    so written was coded by ``judge reasoning`` as the verifier's reasoning (Table 9).
-    """
-    return len(text) < 32 and text.strip().lower() in NO_VERDICT_MARKS
-
-
-#: A text that is a reference alone: a link, a DOI, a PubMed or PMC id.
-_REFERENCE = re.compile(
-    r"(?:https?://|www\.)\S+|(?:doi:\s*)?10\.\d{4,9}/\S+|pmid:?\s*\d+|pmc\d+|doi:\s*\S+",
-    re.IGNORECASE,
-)
-
-
-def refuse_reference(text: object, path: Path, line: int, field: str) -> None:
-    """Refuse a passage whose text is a reference alone (a URL, a DOI, ``PMID: 123``).
-
-    A table keeping the retrieved documents' links, not their texts, was read as passages of
-    those texts: the judge coded each link as retrieved evidence (all irrelevant), Table 8
-    counted them and attribution blamed retrieval for every disagreement ("none of the 2
-    retrieved passages is high quality"), exit 0, where no passage text was there to assess.
-    """
-    if isinstance(text, str) and len(text) < 2048 and _REFERENCE.fullmatch(text.strip()):
-        raise InputError(
-            f"a passage's text is a reference alone ({clip(repr(text.strip()))}), not the "
-            "text retrieved: the judge codes a passage's text and Table 8 counts it (a link "
-            "read as evidence blamed the retriever); give the retrieved texts (a column or "
-            "passage key holding them), the link as the passage's source",
-            path=path,
-            line=line,
-            field=field,
-        )
 
 
 def _list_literal(cell: str) -> list[Any] | None:
@@ -749,8 +717,7 @@ def _row(
             if len(kept) < len(rec["passages"]) and tally.last_objects != (path, line):
                 # (counted once a row: --verdict-column makes it a trace per system)
                 tally.last_objects = (path, line)
-                tally.marked += len(rec["passages"]) - len(kept)
-                tally.first_marked = tally.first_marked or (path, line)
+                tally.objects.add(path, line, passages=len(rec["passages"]) - len(kept))
             rec["passages"] = kept
     declared = spec.verdict_of(rec.get("system"))
     if declared is not None:
@@ -883,63 +850,6 @@ def _score_verdict(rec: dict[str, Any], spec: TableSpec, path: Path, line: int) 
 BYTE_LINES_FROM = 256 << 20
 
 
-#: The first four characters (stripped, lowered) of a text that may be a missing mark
-#: (:func:`missing_mark`) or a reference alone (:data:`_REFERENCE`).
-_SUSPECT = frozenset(
-    {m[:4] for m in NO_VERDICT_MARKS}
-    | {"http", "www.", "doi:", "pmid"}
-    | {f"10.{d}" for d in range(10)}
-    | {f"pmc{d}" for d in range(10)}
-)
-#: Their first characters, either case, and any a text stripped of its spaces may begin with.
-_SUSPECT_FIRST = frozenset(p[0] for p in _SUSPECT) | {p[0].upper() for p in _SUSPECT}
-_SUSPECT_FIRST |= {c for c in map(chr, range(0x3001)) if c.isspace()}  # (to U+3000: strip's)
-_FIRST = operator.itemgetter(0)
-_FIRST4 = operator.itemgetter(slice(4))
-_TEXT = operator.attrgetter("text")
-_REASONING = operator.attrgetter("reasoning")
-_PASSAGES = operator.attrgetter("passages")
-
-
-def _may_be_marked(lines: Iterable[TraceLine | None]) -> bool:
-    """Whether a passage text or reasoning of the vouched ``lines`` may be marked or a link.
-
-    A missing mark or a reference alone: one pass in C over a block's texts (their first four
-    characters), which a block none of whose texts begins as one does passes.
-
-    The voucher takes a line of the trace format as it is, so its ``"reasoning": "N/A"`` was
-    coded by ``judge reasoning`` as the verifier's reasoning (Table 9) and a passage whose
-    text is ``"N/A"`` or a link was judged as retrieved evidence (Table 8), blamed by
-    attribution, where the exact reader reads the one as none and refuses the other.
-    """
-    recs = [rec for rec in lines if rec is not None]
-    texts = list(map(_TEXT, itertools.chain.from_iterable(map(_PASSAGES, recs))))
-    texts += filter(None, map(_REASONING, recs))  # (the voucher takes no empty text)
-    # those whose first character may begin one (no string made: ~15% less than all four)
-    maybe = itertools.compress(texts, map(_SUSPECT_FIRST.__contains__, map(_FIRST, texts)))
-    return not _SUSPECT.isdisjoint(map(str.lower, map(_FIRST4, map(str.strip, maybe))))
-
-
-def _strict(rec: TraceLine, tally: _Tally, path: Path, line: int) -> None:
-    """A vouched line read as :func:`_row` reads its record (``rec`` changed in place).
-
-    A reasoning or passage text that is a missing mark is none (counted for the notes), a
-    passage text that is a reference alone is refused (:func:`refuse_reference`).
-    """
-    if rec.reasoning is not None and missing_mark(rec.reasoning):
-        rec.reasoning = None
-        tally.reasoned += 1
-        tally.first_reasoned = tally.first_reasoned or (path, line)
-    passages = rec.passages
-    for i, passage in enumerate(passages):
-        refuse_reference(passage.text, path, line, f"passages[{i}].text")
-    kept = [p for p in passages if not missing_mark(p.text)]
-    if len(kept) < len(passages):
-        tally.marked += len(passages) - len(kept)
-        tally.first_marked = tally.first_marked or (path, line)
-        rec.passages = kept
-
-
 class _ByteLines:
     r"""``(line, text, vouched)`` of a JSONL file's first lines, read as bytes a block at a time.
 
@@ -956,9 +866,6 @@ class _ByteLines:
         self.path, self.vouch = path, vouch
         #: Whether every line was given (False: stopped early, or not read to its end yet).
         self.ended = False
-        #: Whether a vouched line of the block read last may hold a missing mark or a
-        #: reference alone (:func:`_may_be_marked`): :func:`_strict` reads its lines.
-        self.suspect = False
 
     def __iter__(self) -> Iterator[tuple[int, str, TraceLine | None]]:
         try:
@@ -975,7 +882,6 @@ class _ByteLines:
                     if not lineno and lines[0].startswith(codecs.BOM_UTF8):
                         lines = [lines[0][3:], *lines[1:]]
                     vouched_lines = self.vouch.lines(lines, quotes)
-                    self.suspect = _may_be_marked(vouched_lines)
                     for raw, vouched in zip(lines, vouched_lines, strict=True):
                         if vouched is not None:
                             lineno += 1
@@ -1154,8 +1060,6 @@ class TableStream:
                 if row is not None:
                     yield row
                 continue
-            if read.suspect:
-                _strict(vouched, tally, path, line)
             tally.count += 1
             yield _Row(vouched, None, {}, path, line, "")
         if read.ended:
@@ -1165,8 +1069,6 @@ class TableStream:
                 continue
             vouched = vouch(text)
             if vouched is not None:
-                if _may_be_marked((vouched,)):
-                    _strict(vouched, tally, path, line)
                 tally.count += 1
                 yield _Row(vouched, None, {}, path, line, "")
                 continue
@@ -1201,8 +1103,6 @@ class TableStream:
                 if row is not None:
                     yield row
                 continue
-            if _may_be_marked((vouched,)):
-                _strict(vouched, tally, path, line)
             tally.count += 1
             yield _Row(vouched, None, {}, path, line, "")
 
@@ -1383,6 +1283,7 @@ class TableStream:
                 f"null, None or -; first at {marked_path}:{marked_line}) read as no passage, as "
                 "a blank cell is: the retriever found nothing there"
             )
+        self.notes.extend(tally.objects.lines())  # (passage objects, records: no cells)
         if tally.first_unordered is not None:
             unordered_path, at, shown = tally.first_unordered
             self.notes.append(
@@ -1665,6 +1566,8 @@ class _Tally:
     claimless: int = 0
     #: with ``--option ids=line``: the file and line of the row read last
     last_line: tuple[Path, int] | None = None
+    #: passage objects and records' reasonings holding a missing mark, read as none
+    objects: Marks = field(default_factory=Marks)
     #: passage cells holding a missing mark, read as no passage, and the first one's line
     marked: int = 0
     first_marked: tuple[Path, int] | None = None
