@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import run_cli, small_study
 
 
 def _trace(n: int, verdict: str, reasoning: str, texts: list[str]) -> dict[str, Any]:
@@ -206,3 +206,109 @@ def test_attribute_given_a_trace_file_says_the_passages_read_as_none(
         n.startswith("2 passage(s) whose text is a missing mark") for n in notes["mixed_evidence"]
     )
 
+
+def _gold_study(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """System A under ``auto``, [judge] top_k 2, run to its report (attribution included).
+
+    c1 (FP: refuted, labelled no error): its rank-1 passage flagged gold -> gold evidence;
+    c2 (FN): passages ranked 1, 2, no flag -> the judge's codes; c3 (FN): passages ranked 3
+    and 5 only, no flag: none in the top 2, so "no passage top 2" decides it (retrieval),
+    neither strategy.
+    """
+
+    def passage(rank: int, text: str, **gold: bool) -> dict[str, object]:
+        return {"passage_id": f"p{rank}{text[:3]}", "rank": rank, "text": text, **gold}
+
+    rows = [
+        ("s1", "c1", "refuted", [passage(1, "Metformin lowers HbA1c.", gold=True)]),
+        ("s2", "c2", "supported", [passage(1, "Statins lower LDL."), passage(2, "LDL is fat.")]),
+        ("s3", "c3", "supported", [passage(3, "Zinc and colds."), passage(5, "Colds pass.")]),
+    ]
+    root = tmp_path / "st"
+    study = small_study(
+        root,
+        capsys,
+        "gm",
+        '[[datasets]]\nname = "gm"\n\n'
+        '[[datasets.ingest]]\nadapter = "generic"\npaths = ["t.jsonl"]\n\n'
+        '[[datasets.ingest]]\nadapter = "generic-labels"\npaths = ["l.jsonl"]\n\n'
+        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "retrieved"\n',
+        judge='kinds = ["retrieval"]\ntop_k = 2',
+    )
+    _lines(
+        root / "t.jsonl",
+        [
+            {
+                "system": "A",
+                "question_id": "q1",
+                "sentence_id": s,
+                "claim_id": c,
+                "claim": f"Claim {c}.",
+                "verdict": v,
+                "retriever": "bm25",
+                "passages": ps,
+            }
+            for s, c, v, ps in rows
+        ],
+    )
+    _lines(
+        root / "l.jsonl",
+        [{"question_id": "q1", "sentence_id": s, "has_error": s != "s1"} for s, *_ in rows],
+    )
+    code, _, err = run_cli(["run", str(study.parent)], capsys)
+    assert code == 0, err
+    return root
+
+
+#: GoldFlags' line for system A: c1 flagged, c2 not; c3 (no passage in the top 2) took no
+#: strategy (main's attribute counted it: "1 of its 3 claims ..., those of the other 2").
+GOLD_MIX = (
+    "system 'A': the passages of 1 of its 2 claims with passages carry gold flags, those of "
+    "the other 1 none: auto attributed the first by gold evidence (a gold passage retrieved "
+    "-> verification) and the others by the judge's codes of their passages (codebook: "
+    "verification where one is all-high, undetermined where none was judged), not as claims "
+    "without a gold passage (retrieval); if a passage without a flag is not gold, write "
+    "gold: false on it, or give --strategy codebook to attribute every claim by the judge's "
+    "codes (docs/attribution.md step 2)"
+)
+
+
+def test_the_reports_gold_flag_line_is_attributes_own_and_counts_claims_a_strategy_decided(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """attribute and the report counted the gold-flag line two ways (t28rep's left item).
+
+    attribute counted every claim holding passages (c3's, all past the top 2, too: "1 of its
+    3"); the report counted the claims each strategy decided, from attribution.jsonl ("1 of
+    its 2"). attribute now counts only claims with passages in the top k, and the report
+    reads its line from notes.json (attribution.jsonl not read: made unreadable here).
+    """
+    import html
+    import re
+
+    import failcodes.report.rundir as rundir
+
+    root = _gold_study(tmp_path, capsys)
+    notes = json.loads((root / "attribution" / "gm" / "notes.json").read_text())
+    reasons = {
+        json.loads(x)["sentence_id"]: json.loads(x)["reason"]
+        for x in (root / "attribution" / "gm" / "attribution.jsonl").read_text().splitlines()
+    }
+    # by hand: c1 gold at rank 1 (verification), c3 no passage in the top 2 (retrieval)
+    assert reasons["s1"].startswith("gold evidence retrieved at rank 1")
+    assert reasons["s3"] == "no passage top 2"
+    assert notes["gold_mix"] == [GOLD_MIX]
+
+    class Unread:
+        @staticmethod
+        def model_validate_json(raw: object) -> None:
+            raise AssertionError("the report read attribution.jsonl")
+
+    monkeypatch.setattr(rundir, "ItemAttribution", Unread)
+    code, _, err = run_cli(["report", str(root), "-o", str(root / "rep")], capsys)
+    assert code == 0, err
+    page = html.unescape((root / "rep" / "index.html").read_text(encoding="utf-8"))
+    page = " ".join(page.split())
+    assert re.findall(r"Assumed: system 'A': the passages of [^<]*", page) == [
+        f"Assumed: {GOLD_MIX}"
+    ]

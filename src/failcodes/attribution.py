@@ -853,7 +853,10 @@ class GoldFlags:
     failures by that rule, by the judge's codes of the passages it did retrieve (verification
     wherever the judge found one all-high, undetermined unjudged): 2 verification, 2
     undetermined where gold evidence gives 2 verification, 2 retrieval, with no word. Claims
-    without passages, and closed-book or post-hoc ones, take no strategy and are not counted.
+    without passages in the top k ("no passage ...": all of a claim's ranked past ``--top-k``
+    too), and closed-book or post-hoc ones, take no strategy and are not counted (the claims
+    of a study whose passages all lay past its ``top_k`` were counted here: "1 of its 3
+    claims", where the report's reading of the items said "1 of its 2").
     """
 
     def __init__(self) -> None:
@@ -863,7 +866,7 @@ class GoldFlags:
     def add(self, claims: Iterable[ClaimUnits]) -> None:
         """Count ``claims`` (each once: the claims first seen in an item)."""
         for c in claims:
-            if c.n_passages and c.evidence in (EvidenceSource.RETRIEVED, EvidenceSource.PROVIDED):
+            if c.passages and c.evidence in (EvidenceSource.RETRIEVED, EvidenceSource.PROVIDED):
                 self.counts.setdefault(c.system, [0, 0])[0 if c.has_gold else 1] += 1
 
     def add_attributed(self, claims: Iterable[ClaimAttribution]) -> None:

@@ -24,7 +24,13 @@ import pandas as pd
 
 from failcodes import codebook as codebooks
 from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status, foreign_code
-from failcodes.attribution import ItemAttribution, cell_codes, human_attributions, is_all_high
+from failcodes.attribution import (
+    AttributeNotes,
+    ItemAttribution,
+    cell_codes,
+    human_attributions,
+    is_all_high,
+)
 from failcodes.codebook import Codebook, Dimension
 from failcodes.contract import first_repeat
 from failcodes.csvcells import line_of, read_chunks, read_frame
@@ -185,16 +191,22 @@ def _read_table(path: Path, kind: str) -> pd.DataFrame:
     return frame
 
 
-def _gold_mix(att: pd.DataFrame, items: Path) -> list[str]:
+def _gold_mix(att: pd.DataFrame, folder: Path) -> list[str]:
     """Systems of an attribution whose claims ``auto`` took both by gold evidence and by codes.
 
-    ``attribute`` says it on its first line (:class:`~failcodes.attribution.GoldFlags`); the
-    report reads it back: the table's strategy cells name the systems that may be such (both
-    strategies among their items), and only then are their claims read from ``items``
-    (a claim without passages takes the codebook's name but no strategy decided it).
+    ``attribute`` says it on its first line (:class:`~failcodes.attribution.GoldFlags`) and
+    writes it in its ``notes.json``, with the tables (one batch): the report reads it there.
+    An attribution without one (an earlier failcodes') is read back: the table's strategy
+    cells name the systems that may be such (both strategies among their items), and only
+    then are their claims read from its items (a claim without passages takes the
+    codebook's name but no strategy decided it).
     """
     from failcodes.attribution import GoldFlags, Strategy
 
+    notes = _attribute_notes(folder)
+    if notes is not None:  # attribute's own lines (its tables are the ones shown)
+        return notes.gold_mix
+    items = folder / ATTRIBUTION_ITEMS
     if "strategy" not in att or "system" not in att or not items.is_file():
         return []
     used: dict[str, set[str]] = {}
@@ -576,7 +588,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             for key in att[ids].astype(str).itertuples(index=False, name=None) if many_sets else ():
                 in_sets.setdefault(key, set()).add(name)
             attributed_rows.append(_prefixed(by_system[["system", "stage"]], "system", name, many))
-            for line in _gold_mix(att, layout.attribution(name) / ATTRIBUTION_ITEMS):
+            for line in _gold_mix(att, layout.attribution(name)):
                 assumed.append(("Attribution", f"Assumed: {f'{name}: ' if many else ''}{line}"))
             # the whole table (its reasons' text: ~35 MB at 10x paper scale) was held through
             # the reads of Tables 8-9 below
@@ -992,9 +1004,8 @@ def _rank_gaps(layout: StudyLayout, name: str) -> str | None:
     disagreements under the study's ``top_k``; an attribution without one (an earlier
     failcodes'), or of another file or ``top_k``, is counted again from the disagreements.
     """
-    from failcodes.attribution import AttributeNotes, RankGaps
+    from failcodes.attribution import RankGaps
     from failcodes.disagreementio import iter_claim_ranks
-    from failcodes.tableio import read_model_if_exists
 
     path = layout.disagreements(name)
     if not layout.study_file.is_file():
@@ -1008,8 +1019,7 @@ def _rank_gaps(layout: StudyLayout, name: str) -> str | None:
     if top_k is None:
         return None
     folder = layout.attribution(name)
-    what = "not attribute's notes (failcodes attribute writes it; attribute again)"
-    notes = read_model_if_exists(folder / ATTRIBUTION_NOTES, AttributeNotes, what=what)
+    notes = _attribute_notes(folder)
     same = notes is not None and (folder / notes.source).resolve() == path.resolve()
     if notes is not None and same and notes.top_k == top_k:  # attribute's own count
         return notes.rank_gaps
@@ -1019,6 +1029,17 @@ def _rank_gaps(layout: StudyLayout, name: str) -> str | None:
     for claim, ranks in iter_claim_ranks(path):
         gaps.add_ranks(claim, ranks)
     return gaps.line()
+
+
+def _attribute_notes(folder: Path) -> AttributeNotes | None:
+    """``attribute``'s ``notes.json`` in ``folder`` (None: none there, an earlier failcodes').
+
+    One that does not validate is one line naming it and its field.
+    """
+    from failcodes.tableio import read_model_if_exists
+
+    what = "not attribute's notes (failcodes attribute writes it; attribute again)"
+    return read_model_if_exists(folder / ATTRIBUTION_NOTES, AttributeNotes, what=what)
 
 
 def _study_agreements(layout: StudyLayout) -> set[str]:
