@@ -659,6 +659,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     # 3 systems x 8 questions read bm25 n=81 over 69 distinct units)
     once: dict[str | None, tuple[FirstUnits, list[str]]] = {}
     no_ids: list[str] = []  # tables without unit ids (made by hand): their rows count each
+    coded_systems: dict[tuple[str, str], set[str]] = {}  # (data set, kind) -> systems
     for path, columns, kind, name in coded:
         if cb is None:  # not so: the bundled one at the least (above)
             break
@@ -671,6 +672,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             no_ids.append(path.relative_to(root).as_posix())
         tally = _coded_tally(path, kind, columns, cb, repeats)
         _check_codes(path, tally, kind, cb)
+        if "system" in tally:  # the systems it counts: one with disagreements and none is said
+            coded_systems[(name, kind)] = {str(s) for s in tally["system"].dropna()}
         if kind == "per_passage":
             per_passage.append(_prefixed(tally, "retriever", prefix or "", prefix is not None))
         else:
@@ -947,6 +950,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             "agreement": agreement_notes,
             "comparisons": comparison_notes,
             "metrics": _no_disagreement_notes(layout, traced, with_rows),
+            "attribution": _uncoded_notes(coded_systems, with_rows),
             **review_notes,
         },
         reopen=reopen,
@@ -1145,6 +1149,36 @@ def _no_disagreement_notes(
                 f"{'it' if len(none) == 1 else 'them'} was judged, so the attribution summary "
                 f"has no row of {'it' if len(none) == 1 else 'them'} (0 disagreements)"
             )
+    return notes
+
+
+def _uncoded_notes(
+    coded_systems: Mapping[tuple[str, str], set[str]], with_rows: Mapping[str, set[str]]
+) -> list[str]:
+    """Say which systems with disagreements have no row in a coded table (Table 8 or 9).
+
+    A system whose disagreements' claims retrieved no passage (every passage cell empty or a
+    missing mark) or gave no reasoning has no unit to code: its retriever's (verifier's)
+    column was left out of Table 8 (9) without a word, though the attribution summary blames
+    its disagreements on retrieval.
+    """
+    notes = []
+    what = {
+        "per_passage": ("a passage", "retrieved none", "Table 8", "retriever"),
+        "per_trace": ("a reasoning", "gave none", "Table 9", "verifier"),
+    }
+    for (dataset, kind), systems in sorted(coded_systems.items()):
+        attributed = with_rows.get(dataset, set())
+        missing = sorted(attributed - systems - {""})
+        if not missing or "" in attributed:  # "": a table without systems
+            continue
+        unit, why, table, group = what[kind]
+        notes.append(
+            f"{dataset}: no disagreement of {', '.join(missing)} has {unit} coded (its claims "
+            f"{why}, or the judge coded none): {table} counts no unit of "
+            f"{'it' if len(missing) == 1 else 'them'}, and a {group} no other system uses has "
+            "no column there"
+        )
     return notes
 
 
