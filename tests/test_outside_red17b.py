@@ -231,7 +231,8 @@ def test_corrected_shares_count_the_adjudicated_review_of_a_unit_reviewed_twice(
     assert exact["disagree"] == "0"
     assert (
         "20 unit(s) reviewed more than once (10 with different codes): consensus's (named "
-        "like a consensus) where it has one, else the first coder by name counted"
+        "like a consensus) where it has one, else the first coder by name (a dimension it "
+        "left empty: the next coder's code) counted"
     ) in caption
 
 

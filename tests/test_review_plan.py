@@ -931,7 +931,7 @@ def test_units_reviewed_more_than_once_are_named_on_stderr(
         "Assumed: 4 unit(s) of plan 'ds.retrieval' reviewed more than once (alice, bob, carol; "
         "4 with "
         "different codes): the corrected shares count one review per unit, the first coder by "
-        "name, and leave the others out"
+        "name (a dimension it left empty: the next coder's code), and leave the others out"
     ]
     corrected = pd.read_csv(out / "tables" / "retrieval_quality_corrected.csv")
     exact = corrected[corrected["code"] == "exact_entity"]

@@ -1361,7 +1361,8 @@ def _corrected(
         # an adjudicated review beside the reviewers' own counts where it is (human_codes)
         settling = [f"{c}'s (named like a consensus) where it has one, else " for c in coders]
         which = next((s for c, s in zip(coders, settling, strict=True) if settles(c)), "")
-        which += "the first coder by name"
+        # (a dimension the first review left without a code: the next review's, human_codes)
+        which += "the first coder by name (a dimension it left empty: the next coder's code)"
         if repeated:  # double coding: one review per unit enters the estimates; say which
             notes.setdefault(corrected_notes_key(plan.part), []).append(
                 f"Assumed: {repeated} unit(s) of plan {plan.name!r} reviewed more than once "
