@@ -23,7 +23,7 @@ from failcodes.annotations import NOT_ASSESSABLE, Status
 from failcodes.attribution import cell_codes, quality_rate
 from failcodes.codebook import Part, UnitKind
 from failcodes.errors import InputError
-from failcodes.metrics import WITHOUT_CLAIMS_RULE, WithoutClaimsPolicy, subset_note
+from failcodes.metrics import ERRORS_ONLY, WITHOUT_CLAIMS_RULE, WithoutClaimsPolicy, subset_note
 from failcodes.tally import row_weights
 from failcodes.unitrepeats import marked
 
@@ -244,13 +244,27 @@ def subset_notes(metrics: Iterable[dict[str, object]]) -> list[str]:
 
     Rows of one system and level share their units; the first mapping's row speaks for them.
     """
+    rows = list(metrics)
     seen: dict[tuple[str, str], str] = {}
-    for m in metrics:
+    others = 0
+    for m in rows:
         unlabelled = _count(m.get("n_unlabelled"))
         key = (str(m.get("system")), str(m.get("level") or "sentence"))
         if unlabelled and key not in seen:
             seen[key] = subset_note(key[0], key[1], _count(m.get("n")), unlabelled)
-    return list(seen.values())
+            others += unlabelled
+    notes = list(seen.values())
+    # labels that list the errors alone (metrics' and disagreements' first line say it too):
+    # a system flagging all 6 sentences of 2 listed errors read P 100%, F1 100% here for 33%, 50%
+    if (
+        notes
+        and all(_count(m.get("fp")) + _count(m.get("tn")) == 0 for m in rows)
+        and any(_count(m.get("tp")) + _count(m.get("fn")) for m in rows)
+    ):
+        level = next(iter(seen))[1]
+        said = ERRORS_ONLY.removeprefix("; ").format(level=level, m=others)
+        notes.append(said[0].upper() + said[1:] + ".")
+    return notes
 
 
 def never_flagged_notes(metrics: Iterable[dict[str, object]]) -> list[str]:
