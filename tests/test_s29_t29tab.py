@@ -73,3 +73,57 @@ def test_a_system_whose_disagreements_retrieved_nothing_is_said_under_its_missin
         "coded none): Table 9 counts no unit of it, and a verifier no other system uses has "
         "no column there"
     ) in page
+
+
+#: Traces of 4 sentences (A: refuted, supported, refuted, refuted) and labels of the first 2.
+PART_SET = """
+[[datasets]]
+name = "d1"
+[[datasets.ingest]]
+adapter = "generic"
+paths = ["d1.csv"]
+passage_column = ["passage=wiki"]
+[[datasets.ingest]]
+adapter = "generic-labels"
+paths = ["l.jsonl"]
+[[datasets.pipelines]]
+system = "*"
+evidence = "retrieved"
+"""
+
+
+def test_table_5_says_it_counts_the_unlabelled_claims_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Labels cover 2 of A's 4 sentences: Table 5 is over all 4 claims, P/R/F1 over 2.
+
+    By hand: Table 5 A: 4 claims, supported 1 (25.0%), refuted 3 (75.0%); over the labelled
+    two (q1s1 refuted, q1s2 supported) it would be 50/50, as seed 001's Table 5 (its gold
+    subset) counts. P/R/F1: q1s1 error flagged (TP), q1s2 no error, supported (TN): TP 1, TN 1.
+    The caption said only "Share of claims per verdict"; now it says whose claims it counts.
+    """
+    small_study(tmp_path, capsys, "tab", PART_SET, judge='kinds = ["retrieval"]')
+    (tmp_path / "d1.csv").write_text(
+        "question_id,sentence_id,claim,verdict,system,retriever,reasoning,passage\n"
+        "q1,q1s1,claim one,refuted,A,r1,because a1,Passage one text.\n"
+        "q1,q1s2,claim two,supported,A,r1,because a2,Passage two text.\n"
+        "q2,q2s1,claim three,refuted,A,r1,because a3,Passage three text.\n"
+        "q2,q2s2,claim four,refuted,A,r1,because a4,Passage four text.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "l.jsonl").write_text(
+        '{"question_id": "q1", "sentence_id": "q1s1", "has_error": true}\n'
+        '{"question_id": "q1", "sentence_id": "q1s2", "has_error": false}\n',
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(["run", str(tmp_path)], capsys)
+    assert code == 0, err
+    tables = tmp_path / "report" / "tables"
+    prf = (tables / "prf_sentence.md").read_text(encoding="utf-8")
+    assert "| A | refuted | 100.0 | 100.0 | 100.0 | 1 | 0 | 0 | 1 |" in prf
+    verdicts = (tables / "verdicts.md").read_text(encoding="utf-8").splitlines()
+    assert verdicts[0] == (
+        "**Share of claims per verdict; over every claim of the traces, labelled or not "
+        "(labels cover part of the units of A, and P/R/F1 only the labelled ones)**"
+    )
+    assert "| A | 4 | 1 (25.0%) | 3 (75.0%) |" in verdicts

@@ -45,6 +45,7 @@ from failcodes.report.tables import (
     pooled_caption,
     prf_table,
     subset_notes,
+    unlabelled_claims_note,
     without_claims_notes,
 )
 from failcodes.tally import REPEAT
@@ -492,7 +493,9 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
             b.table(
                 "verdicts",
                 inputs.verdict_distribution,
-                "Share of claims per verdict" + _dropped_note(inputs.dropped, "these shares"),
+                "Share of claims per verdict"
+                + unlabelled_claims_note(inputs.metrics)
+                + _dropped_note(inputs.dropped, "these shares"),
             )
         )
         b.sections.append(sec)
