@@ -670,7 +670,9 @@ def _row(
     if "claim_id" not in rec and "sentence_id" not in rec and spec.ids == "line":
         rec["claim_id"] = f"L{line}"
     if "claim_id" not in rec and spec.ids == "claim" and isinstance(rec.get("claim"), str):
-        parts = [rec.get("question_id"), rec.get("sentence_id"), rec["claim"]]
+        # whitespace folded: one claim exported with a trailing space or a line break
+        # ("\r\n" in a cell) kept one id in every system's file (it got two, its label lost)
+        parts = [rec.get("question_id"), rec.get("sentence_id"), " ".join(rec["claim"].split())]
         rec["claim_id"] = f"{rec.get('sentence_id', '')}:c{content_hash(parts, length=10)}"
     if "claim_id" not in rec and "sentence_id" in rec:
         rec["claim_id"] = rec["sentence_id"]
