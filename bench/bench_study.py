@@ -503,7 +503,14 @@ def main() -> None:
         "peak there (a 10x run needs the 1x study first, for --replicate-judge).",
     )
     parser.add_argument("--replicate", type=Path, default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--generate", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--generate",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="Only write DIR/traces.jsonl and DIR/labels.jsonl of one scale (--scales N, "
+        "--seed), untimed, and stop (what a run does first).",
+    )
     parser.add_argument("--drive", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--record", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -10,8 +10,16 @@ from tests.cli_helpers import run_cli
 @pytest.mark.parametrize(
     ("header", "shown", "char"),
     [
-        ("sentence_id\u200b", "'sentence_id\\u200b'", "U+200B"),  # a zero-width space pasted
-        ("\ufeffsentence_id", "'\\ufeffsentence_id'", "U+FEFF"),  # two byte-order marks
+        (
+            "sentence_id\u200b",
+            "'sentence_id\\u200b'",
+            "U+200B ZERO WIDTH SPACE",
+        ),  # a zero-width space pasted
+        (
+            "\ufeffsentence_id",
+            "'\\ufeffsentence_id'",
+            "U+FEFF ZERO WIDTH NO-BREAK SPACE",
+        ),  # two byte-order marks
     ],
 )
 def test_a_header_name_with_an_invisible_character_is_named_as_the_column_it_looks_like(
@@ -44,7 +52,8 @@ def test_a_trace_header_name_with_an_invisible_character_is_named_too(tmp_path, 
         2,
         [
             f"failcodes: error: {table}:1: column 'verdict\\u200b': did you mean 'verdict'? "
-            "(names are exact: case, spaces; it holds U+200B, a character that shows as nothing)"
+            "(names are exact: case, spaces; it holds U+200B ZERO WIDTH SPACE, a character that "
+            "shows as nothing)"
         ],
     )
     assert not out.parent.exists()

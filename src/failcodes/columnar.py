@@ -54,7 +54,7 @@ from failcodes.labels import (
 )
 from failcodes.numbertext import whole_number_text
 from failcodes.parquetio import check_decoded, check_metadata, open_parquet
-from failcodes.spelling import spelling_key
+from failcodes.spelling import spelling_key, two_ways
 from failcodes.tableio import (
     UTF8_BOM,
     Format,
@@ -806,7 +806,8 @@ def check_system_spellings(
     twice = system_written_two_ways(traces)
     if twice is not None:
         path, line = first_row_of_system(paths, twice[0])
-        raise InputError(SYSTEM_TWO_WAYS.format(*twice), path=path, line=line, field="system")
+        how = two_ways(*twice)
+        raise InputError(SYSTEM_TWO_WAYS.format(*twice, how), path=path, line=line, field="system")
 
 
 def first_row_of_system(paths: Sequence[Path], name: str) -> tuple[Path | None, int | None]:

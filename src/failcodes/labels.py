@@ -24,7 +24,7 @@ from failcodes.labelcols import (
 from failcodes.labelmodel import Label as Label  # (where it has always been imported from)
 from failcodes.labelscope import LabelScope
 from failcodes.mapping import SentenceKey
-from failcodes.spelling import first_unseen_difference, lookalike
+from failcodes.spelling import first_unseen_difference, lookalike, two_ways
 from failcodes.traces import Trace
 
 if TYPE_CHECKING:  # numpy and the trace columns are imported where used (start-up)
@@ -111,9 +111,10 @@ def system_written_two_ways(
     return None
 
 
-#: What :func:`system_written_two_ways` found, said: name, the first name.
+#: What :func:`system_written_two_ways` found, said: name, the first name, how they differ
+#: (:func:`failcodes.spelling.two_ways`).
 SYSTEM_TWO_WAYS = (
-    "system {!r} is {!r} written another way (case, spacing or Unicode form): they would be "
+    "system {!r} is {!r} written another way ({}): they would be "
     "scored as two systems; write it one way"
 )
 
@@ -1490,7 +1491,7 @@ def check_in_memory(labels: Iterable[Label], traces: Any, sentence_level: bool) 
     labels = list(labels)
     twice = system_written_two_ways(traces)
     if twice is not None:  # (read from files, columnar.check_system_spellings refuses it)
-        raise InputError(SYSTEM_TWO_WAYS.format(*twice), field="system")
+        raise InputError(SYSTEM_TWO_WAYS.format(*twice, two_ways(*twice)), field="system")
     for name in TOTAL_ID_FIELDS:  # a totals row's label, as the labels' readers refuse it
         ids = label_column(labels, name)
         at = first_total_id(ids)

@@ -59,12 +59,27 @@ def lookalike(text: str) -> str:
 def first_unseen_difference(text: str, other: str) -> str | None:
     """The first character of ``text`` or ``other`` that :func:`lookalike` folds, as ``U+XXXX``.
 
-    For a message naming two ids that look alike (None when neither has such a character).
+    For a message naming two ids that look alike (None when neither has such a character),
+    with the character's Unicode name (``U+043E CYRILLIC SMALL LETTER O``): the code point
+    alone left the reader to look it up.
     """
     for ch in text + other:
         if lookalike(ch) != unicodedata.normalize("NFC", ch):
-            return f"U+{ord(ch):04X}"
+            return f"U+{ord(ch):04X} {unicodedata.name(ch, 'a format character')}"
     return None
+
+
+def two_ways(text: str, other: str) -> str:
+    """How ``text`` and ``other`` (one :func:`name_key`) differ, for a refusal's parenthesis.
+
+    ``case, spacing or Unicode form``, or the look-alike character named: ``gpt-4о`` beside
+    ``gpt-4o`` was refused as written another way "(case, spacing or Unicode form)", which
+    the two names, alike to the eye, are not (a Cyrillic ``о``).
+    """
+    odd = first_unseen_difference(text, other)
+    if odd is None:
+        return "case, spacing or Unicode form"
+    return f"a character that looks like another: {odd}"
 
 
 #: Characters that show as a space and are not one (no-break, thin, figure, ideographic...).

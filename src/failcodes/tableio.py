@@ -353,6 +353,25 @@ WIDE_LABELS = (
 )
 #: The column pandas' ``to_parquet`` writes a row index to (unless ``index=False``).
 _PANDAS_INDEX = re.compile(r"__index_level_\d+__")
+#: The name pandas' ``read_csv`` gives a row index ``to_csv`` wrote (an empty header cell),
+#: kept as a column when the table is written again.
+_PANDAS_UNNAMED = re.compile(r"Unnamed: \d+")
+
+
+def index_hint(name: str) -> str:
+    """The way for a column that is pandas' row index, written as a column ('' for others).
+
+    ``ingest generic`` refused a Parquet file's ``__index_level_0__`` as an unknown column
+    with no word of the index, as ``metrics`` names it (t29red).
+    """
+    if _PANDAS_INDEX.fullmatch(name):
+        return "pandas' row index: write the file with to_parquet(index=False)"
+    if _PANDAS_UNNAMED.fullmatch(name):
+        return (
+            "pandas' row index read back as a column: read the CSV with read_csv(index_col=0), "
+            "or write it with index=False"
+        )
+    return ""
 
 
 def check_columns(
@@ -384,8 +403,8 @@ def check_columns(
                 if convert is None
                 else f"{map_hint(convert)}, drop a column with --map FOREIGN="
             )
-            if _PANDAS_INDEX.fullmatch(name):
-                hint = f"pandas' row index: write the file with to_parquet(index=False); {hint}"
+            if index_hint(name):
+                hint = f"{index_hint(name)}; {hint}"
             elif "has_error" in columns and sum(h not in columns for h in header if h) > 1:
                 hint += f"; {WIDE_LABELS}"  # refused with no word that it must be reshaped
             raise InputError(

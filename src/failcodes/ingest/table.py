@@ -36,7 +36,7 @@ from failcodes.labelcols import TOTAL_ID_FIELDS, total_id_problem
 from failcodes.labels import Label
 from failcodes.polarity import ERROR_FLAG, judged_stage, judges_a_verdict, says_correct
 from failcodes.sheetio import ShownNumber
-from failcodes.spelling import name_key, spelling_key
+from failcodes.spelling import name_key, spelling_key, two_ways
 from failcodes.tracelines import TraceLine, Voucher, missing_mark, refuse_reference
 from failcodes.traces import Marks, Passage, Trace
 from failcodes.verdicts import (
@@ -293,8 +293,11 @@ def check_header(path: Path, header: Sequence[str], spec: TableSpec) -> None:
                 raise InputError(hint, path=path, line=1)
             # one column of verdicts per system (sysA_verdict, sysB_verdict): read as that
             wide = "verdict" in name.lower() and "verdict" not in header
+            index = tableio.index_hint(name)
             raise InputError(
-                f"unknown column (expected some of: {', '.join(TRACE_FIELDS)}; rename foreign "
+                f"unknown column (expected some of: {', '.join(TRACE_FIELDS)}; "
+                + (f"{index}; " if index else "")
+                + "rename foreign "
                 "columns with --map FOREIGN=ours, drop with --map FOREIGN= or all unmapped "
                 "ones with --option unmapped=drop"
                 + (
@@ -1633,7 +1636,7 @@ def check_system_name(
     if first[0] != system:
         raise InputError(
             f"system {system!r} is {first[0]!r} ({first[1]}:{first[2]}) written another "
-            "way (case, spacing or Unicode form): it would be scored as a system of its "
+            f"way ({two_ways(system, first[0])}): it would be scored as a system of its "
             "own; write it one way",
             path=path,
             line=line,
