@@ -123,3 +123,148 @@ def test_bench_study_help_shows_generate() -> None:
         check=True,
     )
     assert "--generate DIR" in done.stdout
+
+
+def _page(root: Path) -> str:
+    import html
+    import re
+
+    text = (root / "report" / "index.html").read_text(encoding="utf-8")
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", text)))
+
+
+#: One data set, system A (retriever r1): q1s1 (an error) has two claims, both supported (A
+#: misses it); q1s2 (no error) one claim, supported. Sentence labels from the 'gold' column.
+CLAIM_SET = """
+[[datasets]]
+name = "d1"
+[[datasets.ingest]]
+adapter = "generic"
+paths = ["d1.csv"]
+labels = true
+passage_column = ["passage=wiki"]
+label_rule = "gold = incorrect -> error"
+option = ["label_level=sentence"]
+[[datasets.pipelines]]
+system = "*"
+evidence = "retrieved"
+"""
+CLAIM_ROWS = (
+    "question_id,sentence_id,claim_id,claim,verdict,system,retriever,reasoning,passage,gold\n"
+    "q1,q1s1,q1s1c1,claim one,supported,A,r1,because a1,Passage one.,incorrect\n"
+    "q1,q1s1,q1s1c2,claim two,supported,A,r1,because a2,Passage two.,incorrect\n"
+    "q1,q1s2,q1s2c1,claim three,supported,A,r1,because a3,Passage three.,correct\n"
+)
+
+
+@pytest.mark.parametrize("level", ["sentence", "claim"])
+def test_table_8_9_captions_say_what_n_counts_at_each_level(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], level: str
+) -> None:
+    """By hand, under 'refuted': sentence level, 1 disagreement (q1s1, FN) with 2 claims, so
+    Table 9 A n=2 beside an attribution summary of 1 (the caption's "n can exceed"); claim
+    level, each of q1s1's claims is a disagreement (labelled by its sentence): 2 in the
+    summary, Table 9 A n=2, equal. The claim-level caption said "every claim of a
+    sentence-level disagreement counts ... n can exceed the attribution summary's count".
+    """
+    from tests.cli_helpers import small_study
+
+    study = small_study(
+        tmp_path, capsys, "tidy", CLAIM_SET, judge='kinds = ["retrieval", "reasoning"]'
+    )
+    text = study.read_text(encoding="utf-8")
+    study.write_text(text.replace("bootstrap = 0\n", f'bootstrap = 0\nlevel = "{level}"\n'))
+    (tmp_path / "d1.csv").write_text(CLAIM_ROWS, encoding="utf-8")
+    code, _, err = run_cli(["run", str(tmp_path)], capsys)
+    assert code == 0, err
+    tables = tmp_path / "report" / "tables"
+    summary = (tables / "attribution.md").read_text(encoding="utf-8")
+    n_att = 1 if level == "sentence" else 2
+    assert f"| A | {n_att} | {n_att} |" in summary
+    steps = (tables / "reasoning_steps.md").read_text(encoding="utf-8")
+    assert "| A (n=2) |" in steps
+    page = _page(tmp_path)
+    sentence_words = "so n can exceed the attribution summary's count"
+    claim_words = (
+        "n: the disagreements' claims, one per claim and system (claim level: each "
+        "disagreement is one claim, so n is the attribution summary's count less any claim "
+        "with no reasoning coded"
+    )
+    if level == "sentence":
+        assert sentence_words in page and claim_words not in page
+    else:
+        assert claim_words in page and "sentence-level disagreement" not in page
+        assert (
+            "units retrieved for the disagreements' claims (claim level: each disagreement is "
+            "one claim)" in page
+        )
+
+
+#: A (r1) has claims for q1s1 and q1s2; F (r3) for q1s2 only. Labels: q1s1 error, q1s2 not.
+CLAIMLESS_SET = """
+[[datasets]]
+name = "d1"
+[[datasets.ingest]]
+adapter = "generic"
+paths = ["d1.csv"]
+passage_column = ["passage=wiki"]
+[[datasets.ingest]]
+adapter = "generic-labels"
+paths = ["l.jsonl"]
+[[datasets.pipelines]]
+system = "*"
+evidence = "retrieved"
+"""
+
+
+def test_a_system_whose_disagreements_are_all_claimless_is_said_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """By hand, under 'refuted': A misses q1s1 (supported: FN, retrieval or verification);
+    F made no claim for q1s1 (FN, attributed undetermined: no claims) and q1s2 is TN. Table 8
+    has r1 only: F has no claim behind its disagreement, so "its claims retrieved none" (the
+    note t29tab added) read as if it had claims.
+    """
+    from tests.cli_helpers import small_study
+
+    small_study(tmp_path, capsys, "tidy", CLAIMLESS_SET, judge='kinds = ["retrieval", "reasoning"]')
+    (tmp_path / "d1.csv").write_text(
+        "question_id,sentence_id,claim,verdict,system,retriever,reasoning,passage\n"
+        "q1,q1s1,claim one,supported,A,r1,because a1,Passage one.\n"
+        "q1,q1s2,claim two,supported,A,r1,because a2,Passage two.\n"
+        "q1,q1s2,claim two,supported,F,r3,because f2,Passage two.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "l.jsonl").write_text(
+        '{"question_id": "q1", "sentence_id": "q1s1", "has_error": true}\n'
+        '{"question_id": "q1", "sentence_id": "q1s2", "has_error": false}\n',
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(["run", str(tmp_path)], capsys)
+    assert code == 0, err
+    tables = tmp_path / "report" / "tables"
+    summary = (tables / "attribution.md").read_text(encoding="utf-8")
+    assert "| F |" in summary and "undetermined" in summary
+    assert "| dimension | code | r1 (n=1) |\n" in (tables / "retrieval_quality.md").read_text(
+        encoding="utf-8"
+    )
+    page = _page(tmp_path)
+    assert (
+        "d1: no disagreement of F has a claim (each is a sentence it made no claim for: "
+        "undetermined): Table 8 counts no unit of it, and a retriever no other system uses "
+        "has no column there"
+    ) in page
+    assert "no disagreement of F has a passage coded" not in page
+
+
+def test_docs_name_both_summary_row_labels() -> None:
+    # Table 8's summary row reads 'All assessable dimensions high quality' when a dimension was
+    # coded not_assessable (report.tables.summary_row); docs/study.md named only 'All
+    # dimensions high quality'.
+    from failcodes.report.tables import summary_row
+
+    doc = (REPO / "docs" / "study.md").read_text(encoding="utf-8")
+    flat = " ".join(doc.split())
+    for flag in ("all_high", "all_correct"):
+        for partial in (False, True):
+            assert f"`{summary_row(flag, partial=partial)[1]}`" in flat

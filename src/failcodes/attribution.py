@@ -774,9 +774,13 @@ def attribute_claim(
     return ClaimAttribution(**base, stage=stage, reason=reason)
 
 
+#: The reason of a disagreement with no claim behind it (a sentence the system made none for).
+NO_CLAIMS = "no claims behind this disagreement"
+
+
 def _combine(claims: Sequence[ClaimAttribution]) -> tuple[Stage, str]:
     if not claims:
-        return Stage.UNDETERMINED, "no claims behind this disagreement"
+        return Stage.UNDETERMINED, NO_CLAIMS
     stage = combined_stage([c.stage for c in claims])
     if len(claims) == 1:
         return stage, claims[0].reason

@@ -78,6 +78,22 @@ ROWS_CAPTION = {
         "one system: two systems' traces count once each, even alike)"
     ),
 }
+#: The same at claim level (``[metrics] level = "claim"``): a disagreement is one claim, so
+#: no claim counts that raised no error and Table 9's n is the attribution summary's less the
+#: uncoded (it said "every claim of a sentence-level disagreement counts ... n can exceed").
+ROWS_CAPTION_CLAIMS = {
+    UnitKind.RETRIEVAL: (
+        "; n = distinct (claim, passage) units retrieved for the disagreements' claims (claim "
+        "level: each disagreement is one claim); a unit retrieved for several systems counted "
+        "once"
+    ),
+    UnitKind.VERIFICATION: (
+        "; n: the disagreements' claims, one per claim and system (claim level: each "
+        "disagreement is one claim, so n is the attribution summary's count less any claim "
+        "with no reasoning coded; a trace is the verifier's run for one system: two "
+        "systems' traces count once each, even alike)"
+    ),
+}
 #: Table 8's rows when the coded table has no unit ids to tell a shared unit by (by hand).
 ROWS_CAPTION_NO_IDS = (
     "; n: the retrieved passages of the disagreements' claims, one per row (the table has no "
@@ -138,6 +154,11 @@ class ReportInputs(BaseModel):
     attribution_caption: str = Field(
         default="",
         description="Added to the attribution captions: the disagreements' error mapping",
+    )
+    attribution_levels: set[str] = Field(
+        default_factory=set,
+        description="The disagreements' levels (sentence, claim): Tables 8-9's captions say "
+        "what their n counts at claim level when every data set's are claims",
     )
     attribution_shared: int = Field(
         default=0,
@@ -577,6 +598,8 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
             rows_caption = (
                 ROWS_CAPTION_NO_IDS
                 if kind is UnitKind.RETRIEVAL and REPEAT not in coded
+                else ROWS_CAPTION_CLAIMS[kind]
+                if inputs.attribution_levels == {"claim"}
                 else ROWS_CAPTION[kind]
             )
             groups = sorted(map(str, coded[by].unique()))

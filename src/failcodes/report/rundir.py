@@ -25,6 +25,7 @@ import pandas as pd
 from failcodes import codebook as codebooks
 from failcodes.annotations import NOT_ASSESSABLE, Annotation, CoderKind, Status, foreign_code
 from failcodes.attribution import (
+    NO_CLAIMS,
     AttributeNotes,
     ItemAttribution,
     cell_codes,
@@ -564,6 +565,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     # tallies once the codebook is known (its dimensions are the columns counted)
     coded: list[tuple[Path, list[str], str, str]] = []
     with_rows: dict[str, set[str]] = {}  # the systems each attribution table has rows of
+    claimless: dict[str, set[str]] = {}  # ... of which no row has a claim (_uncoded_notes)
     in_sets: dict[tuple[str, ...], set[str]] = {}  # a disagreement's ids -> its data sets
     # kept only where two data sets have attribution tables: one data set's held each row's
     # ids (~490 bytes a disagreement, 48 MB at 10x paper scale) to count none shared
@@ -583,6 +585,9 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 stages[str(stage)] = stages.get(str(stage), 0) + int(n)
             by_system = att.assign(system=att.get("system", "all"))
             with_rows[name] = {str(v) for v in att["system"]} if "system" in att else {""}
+            if "system" in att and "reason" in att:  # systems with claimless disagreements only
+                has_claims = att.loc[att["reason"] != NO_CLAIMS, "system"].astype(str)
+                claimless[name] = with_rows[name] - set(has_claims)
             ids = [c for c in ("system", "question_id", "sentence_id", "claim_id") if c in att]
             many_sets = ids and len(tabled) > 1
             for key in att[ids].astype(str).itertuples(index=False, name=None) if many_sets else ():
@@ -909,6 +914,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             else []
         ),
     )
+    caption, levels = _attribution_caption(layout, with_rows)
     return ReportInputs(
         title=meta.title,
         meta=meta,
@@ -920,7 +926,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         attribution=attributed or None,
         error_codes=error_codes,
         attribution_table=stage_table if not stage_table.empty else None,
-        attribution_caption=_attribution_caption(layout, with_rows),
+        attribution_caption=caption,
+        attribution_levels=levels,
         attribution_shared=shared,
         dropped=dropped,
         agreement=agreement,
@@ -950,7 +957,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             "agreement": agreement_notes,
             "comparisons": comparison_notes,
             "metrics": _no_disagreement_notes(layout, traced, with_rows),
-            "attribution": _uncoded_notes(coded_systems, with_rows),
+            "attribution": _uncoded_notes(coded_systems, with_rows, claimless),
             **review_notes,
         },
         reopen=reopen,
@@ -1098,24 +1105,29 @@ def _comparisons_frame(rows: list[dict[str, Any]]) -> pd.DataFrame | None:
     return frame.drop(columns=[c for c in ("mapping", "unit", "n") if frame[c].isna().all()])
 
 
-def _attribution_caption(layout: StudyLayout, with_rows: Mapping[str, object]) -> str:
-    """What the attribution summary's disagreements are: their error mapping.
+def _attribution_caption(
+    layout: StudyLayout, with_rows: Mapping[str, object]
+) -> tuple[str, set[str]]:
+    """What the attribution summary's disagreements are: their error mapping; their levels.
 
     The metrics tables show every mapping of ``[metrics]``; the disagreements attributed are
-    one mapping's (``[disagreements]``), named nowhere.
+    one mapping's (``[disagreements]``), named nowhere. The levels (``sentence``, ``claim``)
+    word Tables 8-9's captions (:data:`failcodes.report.build.ROWS_CAPTION`).
     """
     mappings = {}
+    levels: set[str] = set()
     for name in with_rows:
         with contextlib.suppress(OSError, ValueError, KeyError, TypeError, StopIteration):
             with layout.disagreements(name).open("rb") as handle:
                 first = json.loads(next(line for line in handle if line.strip()))
             mappings[name] = f"{first['mapping']} ({first['level']} level)"
+            levels.add(str(first["level"]))
     text = ""
     if len(set(mappings.values())) == 1:
         text = f"; error mapping {next(iter(mappings.values()))}"
     elif mappings:
         text = "; error mapping per data set: " + ", ".join(f"{k} {v}" for k, v in mappings.items())
-    return text
+    return text, levels
 
 
 def _no_disagreement_notes(
@@ -1153,14 +1165,18 @@ def _no_disagreement_notes(
 
 
 def _uncoded_notes(
-    coded_systems: Mapping[tuple[str, str], set[str]], with_rows: Mapping[str, set[str]]
+    coded_systems: Mapping[tuple[str, str], set[str]],
+    with_rows: Mapping[str, set[str]],
+    claimless: Mapping[str, set[str]],
 ) -> list[str]:
     """Say which systems with disagreements have no row in a coded table (Table 8 or 9).
 
     A system whose disagreements' claims retrieved no passage (every passage cell empty or a
     missing mark) or gave no reasoning has no unit to code: its retriever's (verifier's)
     column was left out of Table 8 (9) without a word, though the attribution summary blames
-    its disagreements on retrieval.
+    its disagreements on retrieval. A system whose every disagreement is a sentence it made no
+    claim for (``claimless``: attributed undetermined) is said so: "its claims retrieved
+    none" read as if it had claims.
     """
     notes = []
     what = {
@@ -1173,12 +1189,18 @@ def _uncoded_notes(
         if not missing or "" in attributed:  # "": a table without systems
             continue
         unit, why, table, group = what[kind]
-        notes.append(
-            f"{dataset}: no disagreement of {', '.join(missing)} has {unit} coded (its claims "
-            f"{why}, or the judge coded none): {table} counts no unit of "
-            f"{'it' if len(missing) == 1 else 'them'}, and a {group} no other system uses has "
-            "no column there"
-        )
+        none = sorted(claimless.get(dataset, set()) & set(missing))
+        some = [m for m in missing if m not in none]
+        for named, cause in (
+            (some, f"has {unit} coded (its claims {why}, or the judge coded none)"),
+            (none, "has a claim (each is a sentence it made no claim for: undetermined)"),
+        ):
+            if named:
+                notes.append(
+                    f"{dataset}: no disagreement of {', '.join(named)} {cause}: {table} counts "
+                    f"no unit of {'it' if len(named) == 1 else 'them'}, and a {group} no other "
+                    "system uses has no column there"
+                )
     return notes
 
 
