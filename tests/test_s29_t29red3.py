@@ -74,3 +74,122 @@ def test_ids_claim_folds_whitespace_so_a_claim_keeps_one_id_in_every_systems_fil
     )
     assert code == 0, err
     assert metrics_counts(out, "refuted") == {"A": (2, 0, 0, 2), "B": (2, 0, 0, 2)}
+
+
+#: s2 and s4 refuted by the system; the clinicians mark s2 alone. By hand, -m refuted: TP 1
+#: (s2), FP 1 (s4), FN 0, TN 2 (s1, s3). Verdicts read the other way round (s1, s3 refuted):
+#: TP 0, FP 2, FN 1, TN 1; labels read the other way round (s1, s3, s4 errors): TP 1, FP 1,
+#: FN 2, TN 0.
+_FLAGGED = {"s2", "s4"}
+_RIGHT = {"A": (1, 1, 0, 2)}
+
+
+def _labels(folder: Path, column: str = "has_error") -> Path:
+    return _write_csv(
+        folder / "labels.csv",
+        ["question_id", "sentence_id", column],
+        [[q, s, "true" if s == "s2" else "false"] for q, s, _ in _CLAIMS],
+    )
+
+
+def _metrics(
+    folder: Path, traces: Path, labels: Path, mapping: str, capsys: pytest.CaptureFixture[str]
+) -> dict[str, tuple[int, int, int, int]]:
+    code, out, err = run_cli(
+        [
+            "metrics",
+            "--traces",
+            str(traces),
+            "--labels",
+            str(labels),
+            "-m",
+            mapping,
+            "--format",
+            "csv",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    return metrics_counts(out, mapping)
+
+
+@pytest.mark.parametrize(
+    "column", ["is_untrue", "inconsistent", "ungrounded", "unverified", "invalid", "not_factual"]
+)
+def test_a_true_false_verdict_column_named_as_an_error_in_un_or_not_words_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], column: str
+) -> None:
+    # true on s2 and s4 (the flagged claims). main read true as supported (the default
+    # aliases), with a generic note only: TP 0, FP 2, FN 1, TN 1 for TP 1, FP 1, TN 2, exit 0
+    # (as is_hallucination was, before it was refused).
+    table = _write_csv(
+        tmp_path / "t.csv",
+        ["question_id", "sentence_id", "claim", column],
+        [[q, s, c, "true" if s in _FLAGGED else "false"] for q, s, c in _CLAIMS],
+    )
+    out = tmp_path / "t.jsonl"
+    args = [
+        "ingest",
+        "generic",
+        str(table),
+        "-o",
+        str(out),
+        "--system",
+        "A",
+        "--map",
+        f"{column}=verdict",
+    ]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2 and not out.exists()
+    assert "its name says true marks an error" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run_cli([*args, "--alias", "true=refuted", "--alias", "false=supported"], capsys)
+    assert code == 0, err
+    assert _metrics(tmp_path, out, _labels(tmp_path), "refuted", capsys) == _RIGHT
+
+
+@pytest.mark.parametrize(
+    "column", ["nonfactual_prob", "inconsistency_score", "risk_score", "nli_contra"]
+)
+def test_a_score_column_named_as_an_error_is_not_read_as_support(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], column: str
+) -> None:
+    # 0.9 on s2 and s4, 0.1 on s1 and s3. main read the scores as support (s2, s4 supported,
+    # s1, s3 no_evidence): -m non_supported TP 0, FP 2, FN 1, TN 1 for TP 1, FP 1, TN 2, exit 0.
+    table = _write_csv(
+        tmp_path / "t.csv",
+        ["question_id", "sentence_id", "claim", column],
+        [[q, s, c, "0.9" if s in _FLAGGED else "0.1"] for q, s, c in _CLAIMS],
+    )
+    out = tmp_path / "t.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(out), "--system", "A"]
+    args += ["--map", f"{column}=verdict", "--option", "verdict_threshold=0.5"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2 and not out.exists()
+    assert "--option score_means=error" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run_cli([*args, "--option", "score_means=error"], capsys)
+    assert code == 0, err
+    assert _metrics(tmp_path, out, _labels(tmp_path), "non_supported", capsys) == _RIGHT
+
+
+@pytest.mark.parametrize("column", ["is_nonfactual", "untrue", "inconsistent", "invalid"])
+def test_has_error_named_as_an_error_in_un_or_non_words_is_read_not_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], column: str
+) -> None:
+    # true on s2 alone (the clinicians' error). main refused `--map COLUMN=has_error` as a
+    # column whose true "means correct" and named --label-rule 'COLUMN = false -> error',
+    # which reads s1, s3, s4 as errors: TP 1, FP 1, FN 2, TN 0 for TP 1, FP 1, TN 2.
+    traces = _write_csv(
+        tmp_path / "t.csv",
+        ["system", "question_id", "sentence_id", "claim_id", "claim", "verdict"],
+        [["A", q, s, s, c, "refuted" if s in _FLAGGED else "supported"] for q, s, c in _CLAIMS],
+    )
+    out = tmp_path / "l.jsonl"
+    code, _, err = run_cli(
+        [
+            *("ingest", "generic-labels", str(_labels(tmp_path, column))),
+            *("-o", str(out), "--map", f"{column}=has_error"),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert _metrics(tmp_path, traces, out, "refuted", capsys) == _RIGHT

@@ -11,9 +11,17 @@ from __future__ import annotations
 import re
 
 #: A column's name that says true flags an error (``is_hallucination``, ``has_error``).
+#: A negated or ``un``/``in``-word of correctness (``is_nonfactual``, ``untrue``,
+#: ``inconsistency_score``, ``ungrounded``, ``unverified``, ``invalid``), a ``risk`` score and
+#: NLI's ``contra`` say it too: they matched :data:`CORRECT_FLAG` alone, so a verdict column
+#: ``is_untrue`` read true as supported and ``nonfactual_prob`` its high scores as support
+#: (TP 1, FP 2, FN 2, TN 1 for TP 2, FP 1, FN 1, TN 2, exit 0), and ``--map
+#: is_nonfactual=has_error`` was refused with a rule that inverted it.
 ERROR_FLAG = re.compile(
     r"hallucinat|error|wrong|incorrect|false|fake|unsupport|not_?supported|contradict|refut"
-    r"|unfaithful|inaccura|mistake|fabricat|disagree|unsafe|(?<!p)harm|unacceptab|inappropriat|reject",
+    r"|unfaithful|inaccura|mistake|fabricat|disagree|unsafe|(?<!p)harm|unacceptab|inappropriat|reject"
+    r"|(?:non|not)[_ -]?(?:factual|true|grounded|verified|valid|faithful|consisten)"
+    r"|unfactual|untrue|ungrounded|unverif|invalid|inconsisten|risk|contra(?![a-z])",
     re.IGNORECASE,
 )
 
