@@ -268,3 +268,30 @@ def test_docs_name_both_summary_row_labels() -> None:
     for flag in ("all_high", "all_correct"):
         for partial in (False, True):
             assert f"`{summary_row(flag, partial=partial)[1]}`" in flat
+
+
+def test_a_labels_system_with_a_cyrillic_letter_names_the_character_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Labels of system 'gpt-4\u043e' (U+043E) beside traces of 'gpt-4o': the refusal said
+    # "(U+043E: a zero-width or fullwidth character, another dash)", kinds none of which a
+    # Cyrillic letter is; it names the character now, and nothing else.
+    table = _write_csv(tmp_path / "t.csv", _HEADER, _ROWS)
+    out = tmp_path / "t.jsonl"
+    assert run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)[0] == 0
+    labels = tmp_path / "l.jsonl"
+    labels.write_text(
+        '{"system": "gpt-4\u043e", "question_id": "q1", "sentence_id": "q1:s1", '
+        '"has_error": false}\n'
+        '{"system": "gpt-4\u043e", "question_id": "q1", "sentence_id": "q1:s2", '
+        '"has_error": true}\n',
+        encoding="utf-8",
+    )
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(out), "--labels", str(labels), "-m", "refuted"], capsys
+    )
+    assert (code, stdout) == (2, "")
+    assert (
+        "is written with a character that looks like nothing or like another (U+043E "
+        "CYRILLIC SMALL LETTER O) than the traces' 'gpt-4o'" in err
+    )

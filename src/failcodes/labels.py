@@ -964,10 +964,9 @@ def _how_written(name: str, theirs: str) -> str:
         return f"in another Unicode form ({here}: the same letters, composed differently)"
     odd = first_unseen_difference(name, theirs)
     if odd is not None:
-        return (
-            f"with a character that looks like nothing or like another ({odd}: a zero-width "
-            "or fullwidth character, another dash)"
-        )
+        # the character named (U+043E CYRILLIC SMALL LETTER O): a list of kinds ("a
+        # zero-width or fullwidth character, another dash") named none a Cyrillic letter is
+        return f"with a character that looks like nothing or like another ({odd})"
     return "in another case"
 
 
