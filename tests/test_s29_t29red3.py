@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -27,22 +28,35 @@ _CLAIMS = [
 ]
 
 
+@pytest.mark.parametrize(
+    "b_text",
+    [
+        {"s2": "Aspirin cures cancer. ", "s4": "Ibuprofen is safe in\r\nlate pregnancy."},
+        # decomposed 'ü' (a macOS export, NFD), HealthFC's German claims have umlauts
+        {"s2": "Aspirin heilt Krebs fu\u0308r immer.", "s4": "Ibuprofen ist su\u0308\u00df."},
+    ],
+    ids=["whitespace", "nfd"],
+)
 def test_ids_claim_folds_whitespace_so_a_claim_keeps_one_id_in_every_systems_file(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], b_text: dict[str, str]
 ) -> None:
     # A's table carries the clinicians' claim labels (s2, s4 wrong); B's export of the same
     # claims has a trailing space on s2's text and a line break inside s4's (an Excel cell).
     # Both systems refute s2 and s4 and support s1 and s3: by hand, claim level, -m refuted,
     # each TP 2 (s2, s4), TN 2 (s1, s3). main hashed the raw text: B's s2 and s4 got other
     # claim ids than A's labels, left out as 'unlabelled': B n 2, TP 0, FP 0, FN 0, TN 2.
+    # (nfd: A's texts are the same words composed, NFC: 'für', 'süß'.)
     verdict = {"s1": "supported", "s2": "refuted", "s3": "supported", "s4": "refuted"}
     wrong = {"s2", "s4"}
+    a_text = {s: unicodedata.normalize("NFC", " ".join(t.split())) for s, t in b_text.items()}
     a = _write_csv(
         tmp_path / "a.csv",
         ["question_id", "sentence_id", "claim", "verdict", "label"],
-        [[q, s, c, verdict[s], "wrong" if s in wrong else "ok"] for q, s, c in _CLAIMS],
+        [
+            [q, s, a_text.get(s, c), verdict[s], "wrong" if s in wrong else "ok"]
+            for q, s, c in _CLAIMS
+        ],
     )
-    b_text = {"s2": "Aspirin cures cancer. ", "s4": "Ibuprofen is safe in\r\nlate pregnancy."}
     b = _write_csv(
         tmp_path / "b.csv",
         ["question_id", "sentence_id", "claim", "verdict"],

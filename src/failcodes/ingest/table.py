@@ -16,6 +16,7 @@ import json
 import math
 import operator
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -673,9 +674,11 @@ def _row(
     if "claim_id" not in rec and "sentence_id" not in rec and spec.ids == "line":
         rec["claim_id"] = f"L{line}"
     if "claim_id" not in rec and spec.ids == "claim" and isinstance(rec.get("claim"), str):
-        # whitespace folded: one claim exported with a trailing space or a line break
-        # ("\r\n" in a cell) kept one id in every system's file (it got two, its label lost)
-        parts = [rec.get("question_id"), rec.get("sentence_id"), " ".join(rec["claim"].split())]
+        # whitespace folded, one Unicode form (NFC): one claim exported with a trailing space,
+        # a line break ("\r\n" in a cell) or decomposed umlauts (a macOS export) kept one id
+        # in every system's file (it got two, its label lost)
+        text = unicodedata.normalize("NFC", " ".join(rec["claim"].split()))
+        parts = [rec.get("question_id"), rec.get("sentence_id"), text]
         rec["claim_id"] = f"{rec.get('sentence_id', '')}:c{content_hash(parts, length=10)}"
     if "claim_id" not in rec and "sentence_id" in rec:
         rec["claim_id"] = rec["sentence_id"]
