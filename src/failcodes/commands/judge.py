@@ -33,7 +33,7 @@ from failcodes.judge.run import (
 )
 from failcodes.judge.settings import JudgeSettings
 from failcodes.judge.spec import JudgeSpec, check_url
-from failcodes.judge.summary import summary_lines
+from failcodes.judge.summary import endpoint_lines, summary_lines
 from failcodes.units import UnitKind, build_units, traces_without_reasoning
 
 #: A request that reads a judge's run and takes the judge's passage cut (its ``top_k``).
@@ -486,6 +486,8 @@ class JudgeRequest(JudgeOptions, Request):
             single = _Single(self, codebook, settings, units=units, sizes=sizes, traces=traces)
             result = single.run(said, note, on_progress)
         result.first = [skipped] if skipped else []
+        for summary in (result.summary, *result.summaries):  # a resume at another endpoint
+            result.first += endpoint_lines(summary) if summary is not None else []
         return result
 
     def _units(self, note: Note) -> tuple[Any, Any, list[Any]]:

@@ -89,8 +89,27 @@ MIGRATIONS: tuple[Migration, ...] = (
 
 #: Meta keys that must match for a run to resume (``model`` tells two versions of the offline
 #: heuristic apart: its spec is ``offline`` whatever its rules; journals written before the
-#: key existed are not checked on it).
-IDENTITY_KEYS = ("kind", "judge", "model", "codebook_hash", "unit_ids", "temperature")
+#: key existed are not checked on it). ``prompt_hash`` (and a grouped run's
+#: ``group_prompt_hash``): what an LLM judge is shown besides the unit
+#: (:func:`~failcodes.judge.prompts.prompt_hash`); a failcodes upgrade that changes it would
+#: mix answers to two prompts in one run. The base URL is not compared: see
+#: :data:`ENDPOINTS_KEY`.
+IDENTITY_KEYS = (
+    "kind",
+    "judge",
+    "model",
+    "codebook_hash",
+    "unit_ids",
+    "temperature",
+    "prompt_hash",
+    "group_prompt_hash",
+)
+
+#: The meta key listing every endpoint (``base_url``; "" the vendor's own) the run's judged
+#: units were called at, one a line. A resume at another base URL is not refused (a proxy or
+#: a host's name moves; the provider and model name are compared) but said on each
+#: invocation's summary from then on (:meth:`Journal.bind` returns the others).
+ENDPOINTS_KEY = "base_urls"
 
 #: The meta key saying how the journal's unit ids were made, and this version's value: ``4``,
 #: a unit's id covers the source and title its prompt shows beside each passage, and a
@@ -216,10 +235,24 @@ class RunIdentityError(ConfigError):
     ) -> None:
         self.run_dir, self.key = run_dir, key
         self.stored, self.wanted = dict(stored), dict(wanted)
+        if key in PROMPT_KEYS:
+            super().__init__(
+                f"{run_dir} holds a run whose judge was shown another prompt ({key} "
+                f"{stored[key][:12]}, now {wanted[key][:12]}: this failcodes renders the "
+                "system prompt, answer schema or prompt templates differently from the one "
+                "that began it, same codebook): resuming would mix answers to two prompts in "
+                "one run; judge again into another output folder (-o), or finish this run "
+                "with the failcodes version that began it"
+            )
+            return
         super().__init__(
             f"{run_dir} holds a run with {key}={stored[key]!r}, not {wanted[key]!r}; use "
             "another output folder (-o) for a different run"
         )
+
+
+#: The identity keys of the prompt's content (:data:`IDENTITY_KEYS`).
+PROMPT_KEYS = ("prompt_hash", "group_prompt_hash")
 
 
 @dataclass(frozen=True)
@@ -394,22 +427,32 @@ class Journal:
         """
         check_identity(self.run_dir, self.meta(), meta)
 
-    def bind(self, meta: dict[str, str]) -> None:
+    def bind(self, meta: dict[str, str]) -> list[str]:
         """Record the run description, or check it matches the stored one (resume).
 
         A journal with rows of older ids (:data:`UNIT_IDS_KEY`) keeps its value: its rows stay
-        marked as of older ids (:func:`stale_ids`).
+        marked as of older ids (:func:`stale_ids`). Returns the endpoints other than
+        ``meta``'s ``base_url`` that the journal's units were judged at (:data:`ENDPOINTS_KEY`;
+        "" the vendor's own), oldest first.
         """
         self.check(meta)
+        stored = self.meta()
         rows = self._conn.execute("SELECT 1 FROM annotations LIMIT 1").fetchone()
-        if rows is not None and _older_ids(self.meta()):
+        if rows is not None and _older_ids(stored):
             meta = {k: v for k, v in meta.items() if k != UNIT_IDS_KEY}
+        others: list[str] = []
+        if "base_url" in meta:
+            urls = stored.get(ENDPOINTS_KEY, stored.get("base_url")) if rows is not None else None
+            seen = urls.split("\n") if urls is not None else []  # base_url: written before
+            others = [url for url in dict.fromkeys(seen) if url != meta["base_url"]]
+            meta = {**meta, ENDPOINTS_KEY: "\n".join([*others, meta["base_url"]])}
         self._conn.execute("BEGIN IMMEDIATE")
         for key, value in meta.items():
             self._conn.execute(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value)
             )
         self._conn.execute("COMMIT")
+        return others
 
     # -- sessions -------------------------------------------------------------------------
 

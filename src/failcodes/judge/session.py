@@ -20,6 +20,7 @@ from typing import Protocol, TypeVar, runtime_checkable
 
 from failcodes.errors import BudgetExceededError
 from failcodes.judge.journal import Journal
+from failcodes.judge.prompts import group_prompt_hash
 from failcodes.judge.summary import RunSummary
 from failcodes.judge.unitjudge import Outcome, UnitJudge
 from failcodes.units import Unit
@@ -137,7 +138,10 @@ class Session:
     def opened(self) -> Iterator[RunSummary]:
         """Bind the run identity, open the journal session, and close it with its outcome."""
         self._started = time.monotonic()
-        self.journal.bind({**self.judge.meta(), "mode": self.mode})
+        meta = {**self.judge.meta(), "mode": self.mode}
+        if self.judge.is_llm and "group" in self.mode:  # grouped requests show another template
+            meta["group_prompt_hash"] = group_prompt_hash()
+        self.summary.other_endpoints = self.journal.bind(meta)
         # the budget is the run's: what its earlier invocations spent counts (a rerun after a
         # budget stop spent the budget again, $150.83 on a run given --budget 100, and the
         # stop's advice, a larger --budget, spent a larger one again)

@@ -70,6 +70,9 @@ class RunSummary(StrictModel):
     batches: Count = 0
     #: Cascade mode: what the cheap first judge did.
     cascade: CascadeInfo | None = None
+    #: Other endpoints this run's units were judged at before ("" the vendor's own): one run,
+    #: called at two servers serving a model of one name (said first by :func:`summary_lines`).
+    other_endpoints: list[str] = Field(default_factory=list)
 
     def add(self, annotation: Annotation, tokens: TokenUsage, *, cache_hit: bool) -> None:
         """Count one unit committed to the journal."""
@@ -87,6 +90,20 @@ class RunSummary(StrictModel):
         self.cost_usd += annotation.usage.cost_usd
 
 
+def endpoint_lines(summary: RunSummary) -> list[str]:
+    """The line saying a run's units were judged at more than one endpoint (none if not)."""
+    if not summary.other_endpoints:
+        return []
+    named = [url or "the vendor's own API" for url in summary.other_endpoints]
+    now = summary.base_url or "the vendor's own API"
+    return [
+        f"note: this run's journal holds units judged at {' and '.join(named)} (earlier "
+        f"invocations), and this one called {now}: one run of {summary.judge} at two "
+        "endpoints; if they serve different models or versions under that name, judge again "
+        "into another output folder (-o)"
+    ]
+
+
 def summary_lines(summary: RunSummary) -> list[str]:
     """Human-readable closing summary (the CLI prints these)."""
     label = " (heuristic baseline)" if summary.coder_kind is CoderKind.HEURISTIC else ""
@@ -101,7 +118,8 @@ def summary_lines(summary: RunSummary) -> list[str]:
     # an unpriced run counts $0 a unit: its journal's total is no dollar figure
     total = f"${summary.journal_cost_usd:.4f}" if summary.price_known else "cost unknown"
     where = f" at {summary.base_url}" if summary.base_url else ""
-    lines = [
+    lines = endpoint_lines(summary)
+    lines += [
         f"judge: {summary.judge}{label}{where}, {summary.mode}; {summary.kind.value} units: "
         f"{summary.units} ({summary.already_done} already done, {summary.judged} judged now)",
         f"calls: {summary.calls} (retries {summary.retries}, invalid answers "

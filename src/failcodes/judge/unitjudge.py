@@ -27,6 +27,7 @@ from failcodes.judge.journal import UNIT_IDS, UNIT_IDS_KEY
 from failcodes.judge.limits import RateLimiter, Sleep
 from failcodes.judge.pricing import Price, PriceTable, estimate_tokens, resolve_price
 from failcodes.judge.prompts import (
+    prompt_hash,
     render_invalid,
     render_system,
     render_user,
@@ -141,8 +142,11 @@ class UnitJudge:
         """The run identity stored in the journal (provider, model and endpoint included).
 
         An OpenAI judge's sampling temperature is part of it: a run resumed at another one
-        mixed two samplings in one journal without a word.
+        mixed two samplings in one journal without a word. So is what an LLM judge is shown
+        besides the unit (``prompt_hash``): a run resumed after an upgrade that changed the
+        prompt templates mixed answers to two prompts.
         """
+        llm = self.is_llm
         sampled = self.llm.identity().get("temperature") if self.llm is not None else None
         return {
             "kind": self.kind.value,
@@ -156,6 +160,7 @@ class UnitJudge:
             "template_hash": template_hash(),
             UNIT_IDS_KEY: UNIT_IDS,
             **({"temperature": repr(float(sampled))} if sampled is not None else {}),
+            **({"prompt_hash": prompt_hash(self.system, self.schema, self.kind)} if llm else {}),
         }
 
     def new_summary(self, *, units: int, already_done: int, mode: str) -> RunSummary:

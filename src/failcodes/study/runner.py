@@ -23,7 +23,7 @@ from pathlib import Path
 
 from failcodes.errors import FailcodesError, InputError, file_errors
 from failcodes.fileio import notes_to
-from failcodes.judge.journal import RunIdentityError
+from failcodes.judge.journal import PROMPT_KEYS, RunIdentityError
 from failcodes.redact import redact_text
 from failcodes.runlock import folder_lock
 from failcodes.study.config import check_input_paths, load_study
@@ -255,6 +255,11 @@ def _in_study(exc: FailcodesError, step: Step) -> str:
             "parent_version and a migration section: docs/codebook.md) and name it in the "
             "study file's codebook, and failcodes run re-codes the judge runs; or restore the "
             "codebook"
+        )
+    if exc.key in PROMPT_KEYS:  # a failcodes upgrade, not the study file
+        return (
+            f"{exc.one_line()}; in a study: move that run folder out of the study's judge/ "
+            "folder (to keep its codes) or delete it, then run again"
         )
     return (
         f"{run} holds a run with {exc.key}={exc.stored[exc.key]!r}, and the study file's "

@@ -77,6 +77,34 @@ def template_hash() -> str:
     return digest.hexdigest()
 
 
+def prompt_hash(system: str, schema: object, kind: UnitKind) -> str:
+    """SHA-256 of what an LLM judge of ``kind`` is shown besides the unit.
+
+    The rendered system prompt (instructions + codebook part), the answer schema and its
+    version, the kind's user-message template and the re-ask template: the journal's run
+    identity, so a run resumed after a failcodes upgrade that changed any of them is refused
+    (two prompts' answers were mixed in one run without a word). A change to another kind's
+    template changes no run of this kind (:func:`template_hash` covers every template).
+    """
+    import json
+
+    digest = hashlib.sha256()
+    digest.update(f"answer-schema-{ANSWER_SCHEMA_VERSION}\0{system}\0".encode())
+    digest.update(json.dumps(schema, sort_keys=True).encode())
+    root = resources.files("failcodes.judge.prompts")
+    user = "retrieval.j2" if kind is UnitKind.RETRIEVAL else "verification.j2"
+    for name in (user, "invalid.j2"):
+        digest.update(f"\0{name}\0".encode())
+        digest.update(root.joinpath(name).read_bytes())
+    return digest.hexdigest()
+
+
+def group_prompt_hash() -> str:
+    """SHA-256 of the grouped request's user-message template alone (a grouped run's identity)."""
+    source = resources.files("failcodes.judge.prompts").joinpath(GROUP_TEMPLATE).read_bytes()
+    return hashlib.sha256(source).hexdigest()
+
+
 @lru_cache(maxsize=16)
 def _system_cached(codebook: Codebook, kind: UnitKind) -> str:
     return (
