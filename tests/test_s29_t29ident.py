@@ -184,3 +184,30 @@ def test_a_study_rerun_after_the_prompt_changed_names_the_upgrade_not_the_study_
     ) in line
     assert "study file's [judge]" not in line  # main: it said the study file changed
     assert fake.stats()["calls"]["openai"] == calls
+
+
+def test_a_grouped_run_resumed_after_its_group_template_changed_is_refused(
+    fake: FakeServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # --group-by-claim shows the judge retrieval_group.j2 (the claim once, keyed passages):
+    # an upgrade editing it mixed two group prompts in one grouped run (main: exit 0). A
+    # per-unit resume shows no group template: it goes on.
+    run = tmp_path / "run"
+    grouped = ("--no-cache", "--group-by-claim")
+    assert _judge(fake, tmp_path, capsys, run, 1, *grouped)[0] == 0
+    calls = fake.stats()["calls"]["openai"]
+    assert calls == 1  # by hand: claim 0's 3 passages in one group call
+    copy = tmp_path / "prompts"
+    shutil.copytree(Path(str(resources.files("failcodes.judge.prompts"))), copy)
+    name = prompts.GROUP_TEMPLATE
+    (copy / name).write_text((copy / name).read_text("utf-8") + "\n", "utf-8")
+    monkeypatch.setattr(prompts, "resources", SimpleNamespace(files=lambda _: copy))
+    code, _, err = _judge(fake, tmp_path, capsys, run, 2, *grouped)
+    assert code == 2  # main: 0, claim 1's group judged under the other template
+    assert "shown another prompt (group_prompt_hash" in err.strip().splitlines()[-1]
+    assert fake.stats()["calls"]["openai"] == calls  # nothing called
+    assert _judge(fake, tmp_path, capsys, run, 2, "--no-cache")[0] == 0  # per unit
+    assert fake.stats()["calls"]["openai"] == calls + 3

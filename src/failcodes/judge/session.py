@@ -139,7 +139,7 @@ class Session:
         """Bind the run identity, open the journal session, and close it with its outcome."""
         self._started = time.monotonic()
         meta = {**self.judge.meta(), "mode": self.mode}
-        if self.judge.is_llm and "group" in self.mode:  # grouped requests show another template
+        if self.judge.is_llm and self.mode.endswith("grouped"):  # a group template is shown too
             meta["group_prompt_hash"] = group_prompt_hash()
         self.summary.other_endpoints = self.journal.bind(meta)
         # the budget is the run's: what its earlier invocations spent counts (a rerun after a
