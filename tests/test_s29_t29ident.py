@@ -139,6 +139,17 @@ def test_a_run_resumed_at_another_base_url_says_so_first(
     with sqlite3.connect(run / "journal.sqlite") as db:
         (urls,) = db.execute("SELECT value FROM meta WHERE key = 'base_urls'").fetchone()
     assert urls.split("\n") == [first, other]
+    # a finished run rerun at a third URL judges nothing there: no endpoint added
+    third = first.replace("/v1", "/v1/")
+    code, out, _ = _judge(fake, tmp_path, capsys, run, 2, "--no-cache", base_url=third)
+    assert code == 0 and "0 judged now" in out
+    assert out.splitlines()[0].startswith(
+        f"note: this run's journal holds units judged at {first} and {other} (earlier "
+        f"invocations), and this one called {third}: "
+    )
+    with sqlite3.connect(run / "journal.sqlite") as db:
+        (urls,) = db.execute("SELECT value FROM meta WHERE key = 'base_urls'").fetchone()
+    assert urls.split("\n") == [first, other]  # before the fix: [first, other, third]
     # back at the first URL: said, the other way round
     code, out, _ = _judge(fake, tmp_path, capsys, run, 2, "--no-cache")
     assert code == 0 and out.splitlines()[0].startswith(

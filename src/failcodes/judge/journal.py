@@ -445,7 +445,8 @@ class Journal:
             urls = stored.get(ENDPOINTS_KEY, stored.get("base_url")) if rows is not None else None
             seen = urls.split("\n") if urls is not None else []  # base_url: written before
             others = [url for url in dict.fromkeys(seen) if url != meta["base_url"]]
-            meta = {**meta, ENDPOINTS_KEY: "\n".join([*others, meta["base_url"]])}
+            if seen:  # this endpoint is added once it judged a unit (:meth:`judged_at`)
+                meta = {**meta, ENDPOINTS_KEY: "\n".join(dict.fromkeys(seen))}
         self._conn.execute("BEGIN IMMEDIATE")
         for key, value in meta.items():
             self._conn.execute(
@@ -453,6 +454,20 @@ class Journal:
             )
         self._conn.execute("COMMIT")
         return others
+
+    def judged_at(self, base_url: str) -> None:
+        """Add ``base_url`` to the endpoints the run's units were judged at (:data:`ENDPOINTS_KEY`).
+
+        Called once an invocation committed a unit: one that judged none (a finished run
+        rerun at another URL) named no endpoint its units were judged at.
+        """
+        stored = self.meta().get(ENDPOINTS_KEY)
+        seen = stored.split("\n") if stored is not None else []
+        if base_url not in seen:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                (ENDPOINTS_KEY, "\n".join([*seen, base_url])),
+            )
 
     # -- sessions -------------------------------------------------------------------------
 

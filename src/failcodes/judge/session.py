@@ -180,6 +180,8 @@ class Session:
             attempts=out.attempts,
             blobs=self.judge.blobs,
         )
+        if not self.summary.judged and self.judge.is_llm:  # its first unit: named at once
+            self.journal.judged_at(self.judge.base_url or "")
         self.summary.add(out.annotation, out.tokens, cache_hit=out.cache_hit)
 
     def progress(self) -> None:
