@@ -305,7 +305,8 @@ class Marks:
     The readers of the trace format (``ingest`` of a line already in it, and ``metrics``,
     ``disagreements``, ``judge`` and ``attribute`` reading a traces file themselves) read
     ``"reasoning": "N/A"`` as no reasoning and a passage whose ``text`` is ``"None"`` as no
-    passage (:func:`missing_mark`), and say so in :meth:`line`.
+    passage (:func:`~failcodes.tracelines.missing_mark`), and say so in
+    :meth:`lines`.
     """
 
     #: passages read as none, and the file and line of the first
