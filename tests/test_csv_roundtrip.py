@@ -46,7 +46,10 @@ def test_hard_values_round_trip(tmp_path: Path, suffix: str) -> None:
     traces = _hard_traces()
     path = tmp_path / f"t{suffix}"
     traceio.write_traces(path, traces)
-    assert traceio.read_traces(path) == traces
+    # a passage whose text is blank reads as no passage in every format (as 'N/A' does): it
+    # was a passage to judge, counted in Table 8 (session 29, t29red3)
+    blank = traces[0].model_copy(update={"passages": ()})
+    assert traceio.read_traces(path) == [blank, *traces[1:]]
 
 
 def test_csv_and_jsonl_read_back_the_same(tmp_path: Path) -> None:

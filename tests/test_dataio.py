@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from failcodes import fileio, labelio, traceio
 from failcodes.errors import InputError
 from failcodes.labels import Label
+from failcodes.tracelines import missing_mark
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
 
@@ -252,7 +253,8 @@ _passage = st.builds(
     Passage,
     passage_id=_text,
     rank=st.integers(1, 50),
-    text=_text,
+    # a missing mark ('N/A') or a blank text (spaces alone) reads as no passage (tracelines)
+    text=_text.filter(lambda t: not missing_mark(t)),
     source=_opt,
     title=_opt,
     score=st.none() | st.floats(allow_nan=False, allow_infinity=False),
@@ -269,7 +271,7 @@ _trace = st.builds(
     sentence=_opt,
     verdict=st.sampled_from(list(Verdict)),
     raw_verdict=_opt,
-    reasoning=_opt,
+    reasoning=st.none() | _text.filter(lambda t: not missing_mark(t)),  # (as a passage's)
     verifier=_opt,
     retriever=_opt,
     passages=st.lists(_passage, max_size=3, unique_by=lambda p: p.rank).map(

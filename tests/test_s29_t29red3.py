@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import unicodedata
 from pathlib import Path
 
@@ -207,3 +208,57 @@ def test_has_error_named_as_an_error_in_un_or_non_words_is_read_not_refused(
     )
     assert code == 0, err
     assert _metrics(tmp_path, traces, out, "refuted", capsys) == _RIGHT
+
+
+def test_a_blank_passage_text_is_no_passage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each claim's retrieved list holds one real passage and one blank ('' or spaces: a
+    # retriever's empty hit, a list padded to k). By hand: 4 passages, one per claim. main
+    # kept the blanks as passages: 8, and `judge retrieval --dry-run` counted 8 rows to judge.
+    table = _write_csv(
+        tmp_path / "t.csv",
+        ["system", "question_id", "sentence_id", "claim", "verdict", "ctx"],
+        [
+            [
+                "A",
+                q,
+                s,
+                c,
+                "supported",
+                json.dumps([f"Trial text on {s}.", "" if s < "s3" else "  "]),
+            ]
+            for q, s, c in _CLAIMS
+        ],
+    )
+    out = tmp_path / "t.jsonl"
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(out), "--map", "ctx=passages"], capsys
+    )
+    assert code == 0, err
+    kept = [[p["text"] for p in json.loads(x)["passages"]] for x in out.read_text().splitlines()]
+    assert kept == [[f"Trial text on {s}."] for _, s, _ in _CLAIMS]
+    # the trace format read directly: a passage whose text is spaces alone
+    own = tmp_path / "own.jsonl"
+    own.write_text(
+        json.dumps(
+            {
+                "system": "A",
+                "question_id": "q1",
+                "sentence_id": "s1",
+                "claim_id": "c1",
+                "claim": "Aspirin cures cancer.",
+                "verdict": "refuted",
+                "passages": [
+                    {"passage_id": "p1", "rank": 1, "text": "A trial of aspirin in cancer."},
+                    {"passage_id": "p2", "rank": 2, "text": "   "},
+                ],
+            }
+        )
+        + "\n"
+    )
+    code, said, err = run_cli(
+        ["judge", "retrieval", "--from", str(own), "--judge", "offline", "--dry-run"], capsys
+    )
+    assert code == 0, err
+    assert "1 (trace, passage) rows" in said + err  # main: 2

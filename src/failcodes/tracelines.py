@@ -112,9 +112,11 @@ def missing_mark(text: str) -> bool:
     text: a closed claim read as retrieved, Table 8 counting ``N/A`` as a coded passage (3
     units, all irrelevant, where there were none) and attribution saying "none of the 1
     retrieved passages is high quality" for "no passage retrieved", exit 0. A reasoning so
-    written was coded by ``judge reasoning`` as the verifier's reasoning (Table 9).
+    written was coded by ``judge reasoning`` as the verifier's reasoning (Table 9). A blank
+    text (``""``, spaces: a JSON list ``["a passage", ""]`` mapped to passages) is none too: it
+    was a passage, coded and counted (12 units to judge for 6 passages).
     """
-    return len(text) < 32 and text.strip().lower() in NO_VERDICT_MARKS
+    return len(text) < 32 and (not text.strip() or text.strip().lower() in NO_VERDICT_MARKS)
 
 
 #: A text that is a reference alone: a link, a DOI, a PubMed or PMC id.
@@ -184,12 +186,12 @@ def clean_record(record: dict[str, Any], path: Path, line: int, marks: Marks | N
 #: (:func:`missing_mark`) or a reference alone (:data:`_REFERENCE`).
 _SUSPECT = frozenset(
     {m[:4] for m in NO_VERDICT_MARKS}
-    | {"http", "www.", "doi:", "pmid"}
+    | {"", "http", "www.", "doi:", "pmid"}  # "": a blank text (spaces alone), none
     | {f"10.{d}" for d in range(10)}
     | {f"pmc{d}" for d in range(10)}
 )
 #: Their first characters, either case, and any a text stripped of its spaces may begin with.
-_SUSPECT_FIRST = frozenset(p[0] for p in _SUSPECT) | {p[0].upper() for p in _SUSPECT}
+_SUSPECT_FIRST = frozenset(p[:1] for p in _SUSPECT) | {p[:1].upper() for p in _SUSPECT}
 _SUSPECT_FIRST |= {c for c in map(chr, range(0x3001)) if c.isspace()}  # (to U+3000: strip's)
 _FIRST = operator.itemgetter(0)
 _FIRST4 = operator.itemgetter(slice(4))
