@@ -82,7 +82,7 @@ def test_missing_marks_in_trace_lines_are_no_passage_and_no_reasoning_with_notes
     ]
     assert [t.get("reasoning") for t in got] == [None, "Because it says so.", None]
     assert (
-        "3 passage(s) whose text is a missing mark (NA, N/A, #N/A, nan, null, None or -; "
+        "3 passage(s) whose text is blank or a missing mark (NA, N/A, #N/A, nan, null, None or -; "
         f"first at {src}:1)" in err
     )
     assert f"2 reasoning(s) that are a missing mark (first at {src}:1)" in err
@@ -156,5 +156,5 @@ def test_the_tools_own_parquet_traces_are_read_alike(
     # by hand: p12 (N/A) and p21 (#N/A) are no passage, 2 in all; line 1's reasoning none, 1
     assert [[p["passage_id"] for p in t["passages"]] for t in got] == [["p11"], ["p22"]]
     assert [t.get("reasoning") for t in got] == [None, "Because it says so."]
-    assert "2 passage(s) whose text is a missing mark" in err
+    assert "2 passage(s) whose text is blank or a missing mark" in err
     assert f"1 reasoning(s) that are a missing mark (first at {src}:1)" in err

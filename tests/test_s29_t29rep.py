@@ -88,7 +88,7 @@ def test_disagreements_of_a_trace_file_read_missing_marks_as_none_with_a_note(
     said = " ".join((stdout + err).split())
     # 2 passages (c1's, c3's first), first at line 1; 2 reasonings (c1, c3), first at line 1
     assert (
-        "2 passage(s) whose text is a missing mark (NA, N/A, #N/A, nan, null, None or -; "
+        "2 passage(s) whose text is blank or a missing mark (NA, N/A, #N/A, nan, null, None or -; "
         f"first at {traces}:1) read as no passage" in said
     )
     assert f"2 reasoning(s) that are a missing mark (first at {traces}:1)" in said
@@ -203,7 +203,8 @@ def test_attribute_given_a_trace_file_says_the_passages_read_as_none(
     notes = json.loads((att / "notes.json").read_text())
     # the note is what the attribution assumed (notes.json's mixed_evidence): 2 passages
     assert any(
-        n.startswith("2 passage(s) whose text is a missing mark") for n in notes["mixed_evidence"]
+        n.startswith("2 passage(s) whose text is blank or a missing mark")
+        for n in notes["mixed_evidence"]
     )
 
 

@@ -331,9 +331,9 @@ class Marks:
         if self.first_passage is not None:
             path, line = self.first_passage
             out.append(
-                f"{self.passages:,} passage(s) whose text is a missing mark (NA, N/A, #N/A, "
-                f"nan, null, None or -; first at {path}:{line}) read as no passage: the "
-                "retriever found nothing there"
+                f"{self.passages:,} passage(s) whose text is blank or a missing mark (NA, "
+                f"N/A, #N/A, nan, null, None or -; first at {path}:{line}) read as no "
+                "passage: the retriever found nothing there"
             )
         if self.first_reasoning is not None:
             path, line = self.first_reasoning
