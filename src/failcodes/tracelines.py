@@ -161,7 +161,8 @@ def clean_record(record: dict[str, Any], path: Path, line: int, marks: Marks | N
     in place.
     """
     reasoning = record.get("reasoning")
-    dropped = isinstance(reasoning, str) and missing_mark(reasoning)
+    # ("" was none to the model ever, with no note: a file of them reads as it did)
+    dropped = isinstance(reasoning, str) and reasoning != "" and missing_mark(reasoning)
     if dropped:
         del record["reasoning"]
     passages = record.get("passages")
