@@ -4758,6 +4758,30 @@ SESSION11_CASES: list[Case] = [
         "enter every test as one more system; leave it out of --systems",
     ),
     Case(
+        # '--systems $A,$B,$C' with $C empty compared 2 systems on traces and said "no column
+        # ''" on a FILE (9fa97e5)
+        "compare/systems-empty-name",
+        ("compare", "{d}/preds.csv", "--truth", "label", "--systems", "A,B,"),
+        _write({"preds.csv": "unit,label,A,B\nu1,1,1,0\nu2,1,0,1\nu3,0,0,1\n"}),
+        line="failcodes: error: --systems 'A,B,': an empty system name (a comma at an end or "
+        "two together); give the names as A,B",
+    ),
+    Case(
+        # the dry run took both and said the run would stop at the budget; the run refuses
+        # the pair before it starts (cd399ad)
+        "judge/budget-with-batch-dry-run",
+        (*JUDGE, "--judge", "openai:gpt-5-mini", "--batch", "--budget", "0.0001"),
+        _mk_dir(),
+        line="failcodes: error: --budget is not supported with --batch (batches are paid when "
+        "they run): leave it out, and see the cost first with --dry-run",
+    ),
+    Case(
+        "compare/systems-named-twice",
+        ("compare", "{d}/preds.csv", "--truth", "label", "--systems", "A,A"),
+        _write({"preds.csv": "unit,label,A,B\nu1,1,1,0\nu2,1,0,1\nu3,0,0,1\n"}),
+        line="failcodes: error: --systems 'A,A': A given twice; name each once",
+    ),
+    Case(
         # s1 found under both mappings was attributed twice: the summary counted A's 3
         # disagreements of 2 sentences as 3, exit 0 (46b9175)
         "attribute/disagreements-of-two-mappings",
