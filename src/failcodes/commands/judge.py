@@ -488,6 +488,8 @@ class JudgeRequest(JudgeOptions, Request):
         result.first = [skipped] if skipped else []
         for summary in (result.summary, *result.summaries):  # a resume at another endpoint
             result.first += endpoint_lines(summary) if summary is not None else []
+        for estimate in (result.estimate, *result.estimates):  # its dry run says it too
+            result.first += estimate.endpoint_lines() if estimate is not None else []
         return result
 
     def _units(self, note: Note) -> tuple[Any, Any, list[Any]]:

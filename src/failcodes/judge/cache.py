@@ -1,9 +1,17 @@
 """Response cache in SQLite: a rerun of the same request costs nothing.
 
-The key covers everything that changes an answer: provider identity (name, model, base URL),
-parameters, the rendered prompt (system + messages), the answer schema, the template hash and
-the codebook hash; never retries, timeouts or keys. The raw request and response are stored
+The key covers everything that changes an answer: provider identity (name, model, base URL,
+sampling), parameters, the rendered prompt (system + messages), the answer schema and the
+prompt digest (:func:`~failcodes.judge.prompts.prompt_hash`: the kind's templates and the
+schema version); never retries, timeouts or keys. The raw request and response are stored
 beside the validated payload.
+
+Keys before this one (entries marked ``scheme = 1``, written by failcodes up to session 29)
+held the hash of the whole codebook and of every template instead of the prompt digest: an
+edit to the verification part missed every retrieval answer. Those entries are still read: a
+lookup that misses tries the old key under each codebook hash the cache holds for the model
+(:class:`CacheKey`), so an answer to the very same request is served whichever key it was
+stored under.
 """
 
 from __future__ import annotations
@@ -24,6 +32,12 @@ from failcodes.judge._sqlite import (
     check_database,
     open_migrated,
 )
+
+#: How an entry's key was made: 1, the whole codebook's hash and every template's (the
+#: default, so an entry an older failcodes writes into a migrated cache reads as one); 2, the
+#: prompt digest (:func:`prompt_prefix_digest`).
+LEGACY_SCHEME = 1
+PROMPT_SCHEME = 2
 
 MIGRATIONS: tuple[Migration, ...] = (
     (
@@ -47,7 +61,41 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
     ),
     BLOBS_MIGRATION,
+    (
+        "003_key_scheme",
+        f"""
+        ALTER TABLE responses ADD COLUMN scheme INTEGER NOT NULL DEFAULT {LEGACY_SCHEME};
+        CREATE INDEX responses_legacy ON responses (provider, model, template_hash, codebook_hash)
+            WHERE scheme = {LEGACY_SCHEME}
+        """,
+    ),
 )
+
+
+def prompt_prefix_digest(
+    *,
+    identity: dict[str, Any],
+    params: dict[str, Any],
+    system: str,
+    schema: dict[str, Any],
+    prompt: str,
+) -> str:
+    """Digest of everything in a cache key that is the same for every unit of a run.
+
+    ``prompt``: the prompt digest (:func:`~failcodes.judge.prompts.prompt_hash`). Nothing of
+    the codebook but what the judge is shown (the rendered part in ``system``, its codes in
+    ``schema``): an edit to the other part keeps every answer.
+    """
+    return content_hash(
+        {
+            "identity": identity,
+            "params": params,
+            "system": system,
+            "schema": schema,
+            "prompt": prompt,
+        },
+        length=64,
+    )
 
 
 def request_prefix_digest(
@@ -59,7 +107,10 @@ def request_prefix_digest(
     template_hash: str,
     codebook_hash: str,
 ) -> str:
-    """Digest of everything in a cache key that is the same for every unit of a run."""
+    """The prefix digest of the keys before :func:`prompt_prefix_digest` (``scheme`` 1).
+
+    Still computed to read an older cache: the whole codebook's hash and every template's.
+    """
     return content_hash(
         {
             "identity": identity,
@@ -76,6 +127,14 @@ def request_prefix_digest(
 def cache_key(prefix_digest: str, user: str) -> str:
     """Return the cache key of one request: the run's prefix digest plus the user message."""
     return content_hash({"prefix": prefix_digest, "user": user}, length=64)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheKey:
+    """The key of one request (``key``), and the keys an older failcodes stored it under."""
+
+    key: str
+    legacy: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -123,6 +182,30 @@ class ResponseCache:
         self._conn = open_migrated(self.path, MIGRATIONS, option=CACHE_OPTION)
         self._blobs = BlobStore(self._conn)
 
+    def find(self, key: CacheKey, *, count: bool = True) -> CachedResponse | None:
+        """The stored response under ``key.key``, else under its first older key that has one."""
+        hit = self.get(key.key, count=count)
+        for old in key.legacy:
+            if hit is not None:
+                break
+            hit = self.get(old, count=count)
+        return hit
+
+    def legacy_codebooks(self, provider: str, model: str, template_hashes: list[str]) -> list[str]:
+        """The codebook hashes of the entries keyed the old way for this model and templates.
+
+        Each gives one older key to try (:class:`CacheKey`); a cache written by this version
+        alone has none, and a lookup costs one read.
+        """
+        marks = ", ".join("?" * len(template_hashes))
+        rows = self._conn.execute(
+            f"SELECT DISTINCT codebook_hash FROM responses WHERE scheme = {LEGACY_SCHEME} "
+            f"AND provider = ? AND model = ? AND template_hash IN ({marks}) "
+            "ORDER BY codebook_hash",
+            (provider, model, *template_hashes),
+        )
+        return [str(h) for (h,) in rows]
+
     def get(self, key: str, *, count: bool = True) -> CachedResponse | None:
         """Return the stored response for ``key`` (counting the hit unless told), or None."""
         row = self._conn.execute(
@@ -159,8 +242,8 @@ class ResponseCache:
         """
         self._conn.execute(
             "INSERT OR REPLACE INTO responses (key, provider, model, template_hash, "
-            "codebook_hash, payload, usage, raw_request, raw_response, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "codebook_hash, payload, usage, raw_request, raw_response, created_at, scheme) "
+            f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {PROMPT_SCHEME})",
             (
                 key,
                 provider,

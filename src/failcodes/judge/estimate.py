@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import Field
+
 from failcodes.annotations import CoderKind
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError
@@ -21,9 +23,9 @@ from failcodes.judge.grouping import chunked_groups, group_schema, group_user
 from failcodes.judge.journal import Journal
 from failcodes.judge.modes import Batch, Cascade, Mode, PerUnit, grouping
 from failcodes.judge.pricing import estimate_tokens, length_tokens
-from failcodes.judge.prompts import group_template_hash, user_length
+from failcodes.judge.prompts import user_length
 from failcodes.judge.providers.base import DirectCoder, ProviderReply, ProviderRequest, TokenUsage
-from failcodes.judge.summary import RunSummary
+from failcodes.judge.summary import RunSummary, endpoints_note
 from failcodes.judge.unitjudge import UnitJudge
 from failcodes.units import Unit, UnitKind
 
@@ -151,6 +153,14 @@ class CostEstimate(FrozenModel):
     grouped: bool
     base_url: str | None = None
     note: str
+    #: The endpoints other than ``base_url`` the run's journal holds units judged at (a dry
+    #: run of a resume at another ``--base-url``; see
+    #: :meth:`~failcodes.judge.journal.Journal.bind`).
+    other_endpoints: list[str] = Field(default_factory=list)
+
+    def endpoint_lines(self) -> list[str]:
+        """The line saying the run would be judged at a second endpoint (none if not)."""
+        return endpoints_note(self.judge, self.other_endpoints, self.base_url, "would call")
 
     def lines(self) -> list[str]:
         """Human-readable dry run (the CLI prints these)."""
@@ -172,6 +182,7 @@ class CostEstimate(FrozenModel):
         retrieval = self.kind is UnitKind.RETRIEVAL
         row, rows = ("row", "(trace, passage) rows") if retrieval else ("trace", "traces")
         return [
+            *self.endpoint_lines(),
             f"dry run, {self.judge}{where} ({self.mode}): {self.rows} {rows} -> "
             f"{self.units} deduplicated units ({self.already_done} already done, "
             f"{self.cache_hits} cached"
@@ -277,8 +288,12 @@ def priced(
     answer: tuple[float, str],
     *,
     grouped: bool,
+    others: list[str] | None = None,
 ) -> CostEstimate:
-    """Price the calls ``shapes`` (and the naive run) into one :class:`CostEstimate`."""
+    """Price the calls ``shapes`` (and the naive run) into one :class:`CostEstimate`.
+
+    ``others``: the endpoints besides the judge's the run's journal holds units judged at.
+    """
     per_unit_out, source = answer
     then = mode.then if isinstance(mode, Cascade) else mode
     batch = isinstance(then, Batch)
@@ -327,6 +342,7 @@ def priced(
         grouped=grouped,
         base_url=judge.base_url,
         note=note,
+        other_endpoints=others or [],
     )
 
 
@@ -391,13 +407,13 @@ def estimate_units(
         )
         # a grouped run finds a group's whole answer in the cache (by direct calls or in
         # batches): the dry run said 70 calls where the run made none
-        salt = group_template_hash() if judge.cache is not None else None
+        cached = judge.cache is not None
         for members in chunked_groups(zip(positions, todo, strict=True), group.size, every):
             if len(members) == 1:
                 shapes.append(CallShape(prefix, user_tokens[members[0].id]))
                 continue
             user = group_user(members)
-            if salt is not None and judge.lookup(judge.key(user, salt=salt)) is not None:
+            if cached and judge.lookup(judge.key(user, grouped=True)) is not None:
                 hits += len(members)
                 called -= len(members)
                 continue
@@ -414,7 +430,8 @@ def estimate_units(
         cache_hits=hits,
         cascade_kept=kept,
     )
-    return priced(judge, mode, counted, shapes, answer, grouped=group is not None)
+    others = journal.other_endpoints(judge.meta())
+    return priced(judge, mode, counted, shapes, answer, grouped=group is not None, others=others)
 
 
 class PricingOnlyCoder:

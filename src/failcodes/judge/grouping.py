@@ -22,6 +22,7 @@ from typing import Any
 
 from failcodes.codebook import Part
 from failcodes.errors import ConfigError
+from failcodes.judge.cache import CacheKey
 from failcodes.judge.prompts import group_template_hash, render_group
 from failcodes.judge.providers.base import LLMProvider, Message, ProviderRequest, TokenUsage
 from failcodes.judge.schema import Answer, AnswerError, NoAnswer, parse_answer
@@ -154,9 +155,9 @@ class GroupJudge:
             answers=len(units),
         )
 
-    def key(self, request: ProviderRequest) -> str:
+    def key(self, request: ProviderRequest) -> CacheKey:
         """The response-cache key of a group request."""
-        return self.judge.key(request.messages[0].content, salt=self.template)
+        return self.judge.key(request.messages[0].content, grouped=True)
 
     def reserve_usd(self, units: list[Unit]) -> float:
         """The budget reserved before a group call."""

@@ -442,11 +442,10 @@ class Journal:
             meta = {k: v for k, v in meta.items() if k != UNIT_IDS_KEY}
         others: list[str] = []
         if "base_url" in meta:
-            urls = stored.get(ENDPOINTS_KEY, stored.get("base_url")) if rows is not None else None
-            seen = urls.split("\n") if urls is not None else []  # base_url: written before
-            others = [url for url in dict.fromkeys(seen) if url != meta["base_url"]]
+            seen = self._endpoints(stored, rows is not None)
+            others = [url for url in seen if url != meta["base_url"]]
             if seen:  # this endpoint is added once it judged a unit (:meth:`judged_at`)
-                meta = {**meta, ENDPOINTS_KEY: "\n".join(dict.fromkeys(seen))}
+                meta = {**meta, ENDPOINTS_KEY: "\n".join(seen)}
         self._conn.execute("BEGIN IMMEDIATE")
         for key, value in meta.items():
             self._conn.execute(
@@ -454,6 +453,21 @@ class Journal:
             )
         self._conn.execute("COMMIT")
         return others
+
+    @staticmethod
+    def _endpoints(stored: Mapping[str, str], judged: bool) -> list[str]:
+        """The endpoints ``stored`` says the run's units were judged at (none unless ``judged``)."""
+        urls = stored.get(ENDPOINTS_KEY, stored.get("base_url")) if judged else None
+        # base_url alone: a journal written before the list
+        return list(dict.fromkeys(urls.split("\n"))) if urls is not None else []
+
+    def other_endpoints(self, meta: Mapping[str, str]) -> list[str]:
+        """What :meth:`bind` would return for ``meta``, writing nothing (a dry run says it)."""
+        if "base_url" not in meta:
+            return []
+        rows = self._conn.execute("SELECT 1 FROM annotations LIMIT 1").fetchone()
+        seen = self._endpoints(self.meta(), rows is not None)
+        return [url for url in seen if url != meta["base_url"]]
 
     def judged_at(self, base_url: str) -> None:
         """Add ``base_url`` to the endpoints the run's units were judged at (:data:`ENDPOINTS_KEY`).

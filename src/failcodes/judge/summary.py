@@ -92,13 +92,21 @@ class RunSummary(StrictModel):
 
 def endpoint_lines(summary: RunSummary) -> list[str]:
     """The line saying a run's units were judged at more than one endpoint (none if not)."""
-    if not summary.other_endpoints:
+    return endpoints_note(summary.judge, summary.other_endpoints, summary.base_url, "called")
+
+
+def endpoints_note(judge: str, others: list[str], now: str | None, verb: str) -> list[str]:
+    """The line saying the journal holds units judged at ``others``, and this one ``verb`` ``now``.
+
+    ``verb``: "called" (a run), "would call" (a dry run). Empty when ``others`` is.
+    """
+    if not others:
         return []
-    named = [url or "the vendor's own API" for url in summary.other_endpoints]
-    now = summary.base_url or "the vendor's own API"
+    named = [url or "the vendor's own API" for url in others]
+    here = now or "the vendor's own API"
     return [
         f"note: this run's journal holds units judged at {' and '.join(named)} (earlier "
-        f"invocations), and this one called {now}: one run of {summary.judge} at two "
+        f"invocations), and this one {verb} {here}: one run of {judge} at two "
         "endpoints; if they serve different models or versions under that name, judge again "
         "into another output folder (-o)"
     ]

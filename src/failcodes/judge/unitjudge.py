@@ -22,11 +22,20 @@ from failcodes.annotations import Annotation, Status, Usage
 from failcodes.codebook import Codebook, Part
 from failcodes.errors import ConfigError
 from failcodes.judge._sqlite import blob_sha
-from failcodes.judge.cache import CachedResponse, ResponseCache, cache_key, request_prefix_digest
+from failcodes.judge.cache import (
+    CachedResponse,
+    CacheKey,
+    ResponseCache,
+    cache_key,
+    prompt_prefix_digest,
+    request_prefix_digest,
+)
 from failcodes.judge.journal import UNIT_IDS, UNIT_IDS_KEY
 from failcodes.judge.limits import RateLimiter, Sleep
 from failcodes.judge.pricing import Price, PriceTable, estimate_tokens, resolve_price
 from failcodes.judge.prompts import (
+    group_prompt_hash,
+    group_template_hash,
     prompt_hash,
     render_invalid,
     render_system,
@@ -119,17 +128,36 @@ class UnitJudge:
             blob_sha(self.system): self.system,
             blob_sha(self.schema): self.schema,
         }
-        #: Digest of everything in a cache key that is the same for every unit of the run.
+        #: Digest of everything in a cache key that is the same for every unit of the run:
+        #: the prompt the judge is shown, not the whole codebook (an edit to the other part
+        #: keeps every answer), and the older keys' prefixes the cache may hold it under.
         self.prefix = ""
+        self._legacy: tuple[str, ...] = ()
+        self._salts = ("", "")  # a grouped request's (salt, older keys' salt)
         if isinstance(coder, LLMProvider):
-            self.prefix = request_prefix_digest(
-                identity=coder.identity(),
-                params={"max_output_tokens": self.settings.max_output_tokens},
+            identity = coder.identity()
+            params = {"max_output_tokens": self.settings.max_output_tokens}
+            self.prefix = prompt_prefix_digest(
+                identity=identity,
+                params=params,
                 system=self.system,
                 schema=self.schema,
-                template_hash=template_hash(),
-                codebook_hash=codebook.hash,
+                prompt=prompt_hash(self.system, self.schema, kind),
             )
+            self._salts = (group_prompt_hash(), group_template_hash())
+            if cache is not None:
+                older = [template_hash(), self._salts[1]]
+                self._legacy = tuple(
+                    request_prefix_digest(
+                        identity=identity,
+                        params=params,
+                        system=self.system,
+                        schema=self.schema,
+                        template_hash=template_hash(),
+                        codebook_hash=h,
+                    )
+                    for h in cache.legacy_codebooks(coder.provider, coder.model, older)
+                )
         lim = self.settings.limits
         self._rpm = RateLimiter(lim.requests_per_minute) if lim.requests_per_minute else None
         self._tpm = RateLimiter(lim.tokens_per_minute) if lim.tokens_per_minute else None
@@ -206,12 +234,15 @@ class UnitJudge:
         """The user message of one unit."""
         return render_user(unit)
 
-    def key(self, user: str, *, salt: str = "") -> str:
+    def key(self, user: str, *, grouped: bool = False) -> CacheKey:
         """The response-cache key of a request whose user message is ``user``.
 
-        ``salt`` separates request shapes that share the prefix (grouped requests).
+        ``grouped``: a grouped request (its template salts the key). With it, the keys an
+        older failcodes stored the same request under, if the cache holds such entries.
         """
-        return cache_key(self.prefix + salt, user)
+        salt, old_salt = self._salts if grouped else ("", "")
+        legacy = tuple(cache_key(p + old_salt, user) for p in self._legacy)
+        return CacheKey(cache_key(self.prefix + salt, user), legacy)
 
     def request(
         self,
@@ -277,11 +308,11 @@ class UnitJudge:
             return Annotation(status=Status.UNSCORED, reason=shown, **common)
         return Annotation(status=Status.SCORED, **common, **annotation_fields(answer, unit))
 
-    def lookup(self, key: str) -> CachedResponse | None:
+    def lookup(self, key: CacheKey) -> CachedResponse | None:
         """The cached response under ``key``, if the run has a cache and it holds one."""
-        return self.cache.get(key) if self.cache is not None else None
+        return self.cache.find(key) if self.cache is not None else None
 
-    def from_cache(self, unit: Unit, key: str) -> Outcome | None:
+    def from_cache(self, unit: Unit, key: CacheKey) -> Outcome | None:
         """The outcome of ``unit`` from the response cache (None: miss, or a stale entry)."""
         hit = self.lookup(key)
         if hit is None:
@@ -295,7 +326,7 @@ class UnitJudge:
 
     def remember(
         self,
-        key: str,
+        key: CacheKey,
         payload: object,
         tokens: TokenUsage,
         raw_request: dict[str, Any],
@@ -307,7 +338,7 @@ class UnitJudge:
         if self.cache is None or self.llm is None:
             return
         self.cache.put(
-            key,
+            key.key,
             provider=self.coder.provider,
             model=self.coder.model,
             template_hash=template or template_hash(),

@@ -1,0 +1,214 @@
+"""Session 30 (t30judge): the judge's response cache, resume and cost figures."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from failcodes.codebook import Codebook
+from failcodes.judge import cache as cache_module
+from failcodes.judge.cache import ResponseCache, cache_key, request_prefix_digest
+from failcodes.judge.prompts import template_hash
+from failcodes.units import UnitKind
+from tests.cli_helpers import run_cli
+from tests.fakeserver import FakeServer
+from tests.judge_helpers import fresh_fake, make_codebook, make_traces, write_codebook, write_traces
+
+
+@pytest.fixture
+def fake(fake_server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> FakeServer:
+    return fresh_fake(fake_server, monkeypatch, "sk-test-t30judge")
+
+
+def _edited(kind: UnitKind, words: str) -> Codebook:
+    """The test codebook with ``words`` added to the first dimension's definition of ``kind``."""
+    cb = make_codebook()
+    parts = []
+    for part in cb.parts:
+        if part.id is kind:
+            first = part.dimensions[0]
+            first = first.model_copy(update={"definition": f"{first.definition} {words}"})
+            part = part.model_copy(update={"dimensions": (first, *part.dimensions[1:])})
+        parts.append(part)
+    return cb.model_copy(update={"parts": tuple(parts)})
+
+
+def _calls(fake: FakeServer) -> int:
+    return int(fake.stats()["calls"].get("openai", 0))
+
+
+def _judge(
+    fake: FakeServer,
+    capsys: pytest.CaptureFixture[str],
+    src: Path,
+    codebook: Path,
+    run: Path,
+    *extra: str,
+) -> tuple[int, str, str]:
+    return run_cli(
+        [
+            *("judge", "retrieval", "--from", str(src), "--codebook", str(codebook)),
+            *("--judge", "openai:fake-model", "--base-url", fake.openai_base_url),
+            *("-o", str(run), *extra),
+        ],
+        capsys,
+    )
+
+
+def test_an_edit_to_the_verification_part_keeps_the_retrieval_answers_cached(
+    fake: FakeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The response cache was keyed on the whole codebook's hash: an edit to the verification
+    # part (a definition reworded) missed every retrieval answer, though the retrieval judge
+    # is shown the very same prompt (main: 3 calls again, paid twice). Keyed on the prompt
+    # the judge is shown, they are served (0 calls); an edit to the retrieval part still
+    # misses (3 calls: the judge is shown another definition).
+    src = write_traces(tmp_path / "t.jsonl", make_traces(1))
+    cache = ("--cache", str(tmp_path / "cache.sqlite"))
+    books = {
+        "a": write_codebook(tmp_path / "a.yaml"),
+        "v": write_codebook(tmp_path / "v.yaml", _edited(UnitKind.VERIFICATION, "Say why.")),
+        "r": write_codebook(tmp_path / "r.yaml", _edited(UnitKind.RETRIEVAL, "Say why.")),
+    }
+    assert _judge(fake, capsys, src, books["a"], tmp_path / "a", *cache)[0] == 0
+    assert _calls(fake) == 3  # by hand: claim 0 against pm1, pm2 (sysA) and w1 (sysB)
+    code, out, _ = _judge(fake, capsys, src, books["v"], tmp_path / "v", *cache)
+    assert code == 0
+    assert _calls(fake) == 3  # main: 6 (the 3 retrieval units asked again)
+    assert "; cache hits: 3" in out  # main: 0
+    assert _judge(fake, capsys, src, books["r"], tmp_path / "r", *cache)[0] == 0
+    assert _calls(fake) == 6  # the retrieval part edited: all 3 asked
+
+
+def _downgrade(path: Path, old: Path, codebook: Codebook, base_url: str) -> None:
+    """Rewrite the cache at ``path`` into ``old`` as failcodes up to session 29 kept it.
+
+    Its tables without the key-scheme column, each entry keyed the old way: the prefix digest
+    held the whole codebook's hash and every template's (the formula of session 29's
+    ``UnitJudge``), computed from the entry's own request (system prompt, schema, user
+    message, output cap) and the fake server's OpenAI identity at temperature 0.
+    """
+    new = ResponseCache(path)
+    conn = sqlite3.connect(old)
+    conn.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
+    for name, script in cache_module.MIGRATIONS[:2]:  # 001_responses, 002_blobs
+        conn.executescript(script)
+        conn.execute("INSERT INTO _migrations VALUES (?, '2026-12-01')", (name,))
+    rows = new._conn.execute(
+        "SELECT key, provider, model, template_hash, payload, usage, raw_response, created_at "
+        "FROM responses"
+    ).fetchall()
+    for key, provider, model, template, payload, usage, raw_response, created in rows:
+        hit = new.get(key, count=False)
+        assert hit is not None
+        body = hit.raw_request
+        system, user = (m["content"] for m in body["messages"])
+        prefix = request_prefix_digest(
+            identity={
+                "provider": provider,
+                "model": model,
+                "base_url": base_url,
+                "temperature": 0.0,
+            },
+            params={"max_output_tokens": body.get("max_completion_tokens", body.get("max_tokens"))},
+            system=system,
+            schema=body["response_format"]["json_schema"]["schema"],
+            template_hash=template_hash(),
+            codebook_hash=codebook.hash,
+        )
+        conn.execute(
+            "INSERT INTO responses (key, provider, model, template_hash, codebook_hash, payload, "
+            "usage, raw_request, raw_response, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                cache_key(prefix, user),
+                provider,
+                model,
+                template,
+                codebook.hash,
+                payload,
+                usage,
+                json.dumps(body),
+                raw_response,
+                created,
+            ),
+        )
+    conn.commit()
+    conn.close()
+    new.close()
+
+
+def test_a_cache_written_before_the_prompt_keys_is_still_read(
+    fake: FakeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Changing the key must not strand the answers already paid for: a cache whose entries
+    # are keyed the old way (whole codebook hash) is still read, under the same codebook
+    # (0 calls) and, since the request is the very same, after an edit to the verification
+    # part (main: 3 calls, the old key holding the edited codebook's hash missed).
+    src = write_traces(tmp_path / "t.jsonl", make_traces(1))
+    first = tmp_path / "first.sqlite"
+    books = {
+        "a": write_codebook(tmp_path / "a.yaml"),
+        "v": write_codebook(tmp_path / "v.yaml", _edited(UnitKind.VERIFICATION, "Say why.")),
+    }
+    assert _judge(fake, capsys, src, books["a"], tmp_path / "a", "--cache", str(first))[0] == 0
+    assert _calls(fake) == 3
+    old = tmp_path / "old.sqlite"
+    _downgrade(first, old, make_codebook(), fake.openai_base_url)
+    # the same codebook: every answer read from the old entries
+    assert _judge(fake, capsys, src, books["a"], tmp_path / "a2", "--cache", str(old))[0] == 0
+    assert _calls(fake) == 3
+    # the verification part edited: the retrieval judge's request is the same, still read
+    assert _judge(fake, capsys, src, books["v"], tmp_path / "v", "--cache", str(old))[0] == 0
+    assert _calls(fake) == 3  # main: 6
+    with sqlite3.connect(old) as db:
+        schemes = db.execute("SELECT scheme, COUNT(*) FROM responses GROUP BY scheme").fetchall()
+    assert schemes == [(1, 3)]  # migrated on open: the 3 old entries marked, none added
+
+
+def test_a_dry_run_at_another_base_url_says_the_second_endpoint(
+    fake: FakeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A run resumed at another --base-url says so on its first line (session 29), but its dry
+    # run said nothing: it priced the resume as if one endpoint judged the whole run (main:
+    # first line "dry run, openai:fake-model at URL2 ...", no note, no field in the JSON).
+    src1 = write_traces(tmp_path / "t1.jsonl", make_traces(1))
+    src2 = write_traces(tmp_path / "t2.jsonl", make_traces(2))
+    book = write_codebook(tmp_path / "a.yaml")
+    run = tmp_path / "run"
+    first = fake.openai_base_url  # http://127.0.0.1:PORT/v1
+    other = first.replace("127.0.0.1", "localhost")
+    assert _judge(fake, capsys, src1, book, run, "--no-cache")[0] == 0
+    assert _calls(fake) == 3
+
+    def dry(url: str, *extra: str) -> tuple[int, str, str]:
+        return run_cli(
+            [
+                *("judge", "retrieval", "--from", str(src2), "--codebook", str(book)),
+                *("--judge", "openai:fake-model", "--base-url", url, "-o", str(run)),
+                *("--no-cache", "--dry-run", *extra),
+            ],
+            capsys,
+        )
+
+    code, out, _ = dry(other)
+    assert code == 0
+    assert out.splitlines()[0] == (
+        f"note: this run's journal holds units judged at {first} (earlier invocations), and "
+        f"this one would call {other}: one run of openai:fake-model at two endpoints; if they "
+        "serve different models or versions under that name, judge again into another output "
+        "folder (-o)"
+    )  # main: the "dry run, ..." line
+    # by hand: 2 claims x 2 systems x 2 passages = 8 rows; per claim pm1 (shared), pm2, w1
+    assert out.splitlines()[1] == (
+        f"dry run, openai:fake-model at {other} (per-unit): 8 (trace, passage) rows -> 6 "
+        "deduplicated units (3 already done, 0 cached); 3 to call in 3 calls"
+    )
+    code, out, _ = dry(other, "--format", "json")
+    assert code == 0 and json.loads(out)["other_endpoints"] == [first]
+    # at the run's own endpoint: nothing to say
+    code, out, _ = dry(first)
+    assert code == 0 and out.startswith("dry run, ")
+    assert _calls(fake) == 3  # the dry runs called nothing
