@@ -212,3 +212,45 @@ def test_a_dry_run_at_another_base_url_says_the_second_endpoint(
     code, out, _ = dry(first)
     assert code == 0 and out.startswith("dry run, ")
     assert _calls(fake) == 3  # the dry runs called nothing
+
+
+def test_a_run_resumed_in_the_other_prompt_shape_says_so(
+    fake: FakeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A per-unit run resumed with --group-by-claim (or the other way round) was not compared:
+    # one run's codes answered two prompt shapes (a grouped request shows the judge the
+    # claim's other passages beside each) without a word. Not refused (a grouped run asks
+    # some units alone by design: a group of one, a result asked again, a cached answer), but
+    # said first, in the dry run and the run, from then on; a journal written before the
+    # key says it from its last session's mode.
+    src1 = write_traces(tmp_path / "t1.jsonl", make_traces(1))
+    src2 = write_traces(tmp_path / "t2.jsonl", make_traces(2))
+    book = write_codebook(tmp_path / "a.yaml")
+    run = tmp_path / "run"
+    assert _judge(fake, capsys, src1, book, run, "--no-cache")[0] == 0
+    assert _calls(fake) == 3  # per unit: claim 0's pm1, pm2, w1
+    with sqlite3.connect(run / "journal.sqlite") as db:  # as a journal of main: no key
+        db.execute("DELETE FROM meta WHERE key = 'prompt_shapes'")
+    said = (
+        "note: this run's journal holds units asked one unit a request (earlier invocations), "
+        "and this one {verb} them grouped by claim (grouped): one run's codes from two prompt "
+        "shapes (a grouped request shows the judge the claim's other passages beside each); to "
+        "keep to one, resume in the earlier mode or judge again into another output folder (-o)"
+    )
+    grouped = ("--no-cache", "--group-by-claim")
+    code, out, _ = _judge(fake, capsys, src2, book, run, *grouped, "--dry-run")
+    assert code == 0
+    assert out.splitlines()[0] == said.format(verb="would ask")  # main: "dry run, ..."
+    code, out, _ = _judge(fake, capsys, src2, book, run, *grouped)
+    assert code == 0
+    assert out.splitlines()[0] == said.format(verb="asks")  # main: "judge: ..."
+    assert _calls(fake) == 4  # by hand: claim 1's 3 passages in one grouped call
+    summary = json.loads((run / "summary.json").read_text("utf-8"))
+    assert summary["other_shapes"] == ["one unit a request"]
+    with sqlite3.connect(run / "journal.sqlite") as db:
+        (shapes,) = db.execute("SELECT value FROM meta WHERE key = 'prompt_shapes'").fetchone()
+    assert shapes.split("\n") == ["one unit a request", "grouped by claim"]
+    # a fresh grouped run, and a per-unit one, in folders of their own: nothing to say
+    for name, extra in (("g", grouped), ("p", ("--no-cache",))):
+        code, out, _ = _judge(fake, capsys, src2, book, tmp_path / name, *extra)
+        assert code == 0 and out.startswith("judge: "), out

@@ -535,8 +535,7 @@ def estimate_sizes(
         naive_calls=sizes.rows if judge.is_llm else 0,
         naive_input_tokens=sizes.rows * prefix + sizes.row_tokens if judge.is_llm else 0,
     )
-    others = journal.other_endpoints(judge.meta())
-    return priced(judge, mode, counted, shapes, answer, grouped=group is not None, others=others)
+    return priced(judge, mode, counted, shapes, answer, grouped=group is not None, journal=journal)
 
 
 def estimate_columns(sizes: UnitSizes, coder: Coder, job: JudgeJob) -> CostEstimate | None:

@@ -25,7 +25,7 @@ from failcodes.judge.modes import Batch, Cascade, Mode, PerUnit, grouping
 from failcodes.judge.pricing import estimate_tokens, length_tokens
 from failcodes.judge.prompts import user_length
 from failcodes.judge.providers.base import DirectCoder, ProviderReply, ProviderRequest, TokenUsage
-from failcodes.judge.summary import RunSummary, endpoints_note
+from failcodes.judge.summary import RunSummary, endpoints_note, shapes_note
 from failcodes.judge.unitjudge import UnitJudge
 from failcodes.units import Unit, UnitKind
 
@@ -157,10 +157,16 @@ class CostEstimate(FrozenModel):
     #: run of a resume at another ``--base-url``; see
     #: :meth:`~failcodes.judge.journal.Journal.bind`).
     other_endpoints: list[str] = Field(default_factory=list)
+    #: The other ways the run's journal holds units asked (one unit a request, grouped by
+    #: claim; see :data:`~failcodes.judge.journal.SHAPES_KEY`).
+    other_shapes: list[str] = Field(default_factory=list)
 
     def endpoint_lines(self) -> list[str]:
-        """The line saying the run would be judged at a second endpoint (none if not)."""
-        return endpoints_note(self.judge, self.other_endpoints, self.base_url, "would call")
+        """The lines saying the run would be judged at a second endpoint, or asked a second way."""
+        return [
+            *endpoints_note(self.judge, self.other_endpoints, self.base_url, "would call"),
+            *shapes_note(self.other_shapes, self.mode, "would ask"),
+        ]
 
     def lines(self) -> list[str]:
         """Human-readable dry run (the CLI prints these)."""
@@ -288,11 +294,12 @@ def priced(
     answer: tuple[float, str],
     *,
     grouped: bool,
-    others: list[str] | None = None,
+    journal: Journal | None = None,
 ) -> CostEstimate:
     """Price the calls ``shapes`` (and the naive run) into one :class:`CostEstimate`.
 
-    ``others``: the endpoints besides the judge's the run's journal holds units judged at.
+    ``journal``: the run's, which says the endpoints besides the judge's and the other ways
+    its units were asked.
     """
     per_unit_out, source = answer
     then = mode.then if isinstance(mode, Cascade) else mode
@@ -342,7 +349,8 @@ def priced(
         grouped=grouped,
         base_url=judge.base_url,
         note=note,
-        other_endpoints=others or [],
+        other_endpoints=journal.other_endpoints(judge.meta()) if journal is not None else [],
+        other_shapes=journal.other_shapes(judge.meta(), mode.name) if journal is not None else [],
     )
 
 
@@ -430,8 +438,7 @@ def estimate_units(
         cache_hits=hits,
         cascade_kept=kept,
     )
-    others = journal.other_endpoints(judge.meta())
-    return priced(judge, mode, counted, shapes, answer, grouped=group is not None, others=others)
+    return priced(judge, mode, counted, shapes, answer, grouped=group is not None, journal=journal)
 
 
 class PricingOnlyCoder:

@@ -111,6 +111,23 @@ IDENTITY_KEYS = (
 #: invocation's summary from then on (:meth:`Journal.bind` returns the others).
 ENDPOINTS_KEY = "base_urls"
 
+#: The meta key listing how an LLM judge was asked the run's judged units, one a line:
+#: :data:`ALONE` or :data:`GROUPED` (:func:`prompt_shape` of a session's mode). A per-unit run
+#: resumed with ``--group-by-claim`` (or the other way round) is not refused: a grouped run
+#: asks some units alone by design (a group of one, a result to ask again, an answer the cache
+#: holds alone), so one run of both shapes is one a grouped run can be; but a grouped request
+#: shows the judge the claim's other passages beside each, so the mix is said on each
+#: invocation from then on (:meth:`Journal.other_shapes`). Journals written before the key
+#: read their last session's ``mode``.
+SHAPES_KEY = "prompt_shapes"
+ALONE, GROUPED = "one unit a request", "grouped by claim"
+
+
+def prompt_shape(mode: str) -> str:
+    """How a session of ``mode`` (its name: "per-unit", "batch, grouped"...) asks its units."""
+    return GROUPED if mode.endswith("grouped") else ALONE
+
+
 #: The meta key saying how the journal's unit ids were made, and this version's value: ``4``,
 #: a unit's id covers the source and title its prompt shows beside each passage, and a
 #: verification unit's its passage ids, which its prompt shows since
@@ -446,6 +463,9 @@ class Journal:
             others = [url for url in seen if url != meta["base_url"]]
             if seen:  # this endpoint is added once it judged a unit (:meth:`judged_at`)
                 meta = {**meta, ENDPOINTS_KEY: "\n".join(seen)}
+        shapes = self._shapes(stored, rows is not None)
+        if shapes and meta.get("coder_kind") == "llm":  # the last mode, before it is replaced
+            meta = {**meta, SHAPES_KEY: "\n".join(shapes)}
         self._conn.execute("BEGIN IMMEDIATE")
         for key, value in meta.items():
             self._conn.execute(
@@ -469,19 +489,44 @@ class Journal:
         seen = self._endpoints(self.meta(), rows is not None)
         return [url for url in seen if url != meta["base_url"]]
 
-    def judged_at(self, base_url: str) -> None:
+    @staticmethod
+    def _shapes(stored: Mapping[str, str], judged: bool) -> list[str]:
+        """How ``stored`` says the run's units were asked (:data:`SHAPES_KEY`; [] unless judged)."""
+        if not judged:
+            return []
+        if SHAPES_KEY in stored:
+            return stored[SHAPES_KEY].split("\n")
+        return [prompt_shape(stored["mode"])] if "mode" in stored else []
+
+    def other_shapes(self, meta: Mapping[str, str], mode: str) -> list[str]:
+        """The other ways than ``mode``'s an LLM judge was asked the run's units (none: one way).
+
+        Writes nothing (a dry run says it too); see :data:`SHAPES_KEY`.
+        """
+        if meta.get("coder_kind") != "llm":
+            return []
+        rows = self._conn.execute("SELECT 1 FROM annotations LIMIT 1").fetchone()
+        shapes = self._shapes(self.meta(), rows is not None)
+        return [shape for shape in shapes if shape != prompt_shape(mode)]
+
+    def judged_at(self, base_url: str, mode: str | None = None) -> None:
         """Add ``base_url`` to the endpoints the run's units were judged at (:data:`ENDPOINTS_KEY`).
 
-        Called once an invocation committed a unit: one that judged none (a finished run
-        rerun at another URL) named no endpoint its units were judged at.
+        And ``mode``'s shape to :data:`SHAPES_KEY`, if given. Called once an invocation
+        committed a unit: one that judged none (a finished run rerun at another URL) named no
+        endpoint its units were judged at.
         """
-        stored = self.meta().get(ENDPOINTS_KEY)
-        seen = stored.split("\n") if stored is not None else []
-        if base_url not in seen:
-            self._conn.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                (ENDPOINTS_KEY, "\n".join([*seen, base_url])),
-            )
+        stored = self.meta()
+        added = [(ENDPOINTS_KEY, base_url)]
+        if mode is not None:
+            added.append((SHAPES_KEY, prompt_shape(mode)))
+        for key, value in added:
+            seen = stored[key].split("\n") if key in stored else []
+            if value not in seen:
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                    (key, "\n".join([*seen, value])),
+                )
 
     # -- sessions -------------------------------------------------------------------------
 

@@ -142,6 +142,7 @@ class Session:
         if self.judge.is_llm and self.mode.endswith("grouped"):  # a group template is shown too
             meta["group_prompt_hash"] = group_prompt_hash()
         self.summary.other_endpoints = self.journal.bind(meta)
+        self.summary.other_shapes = self.journal.other_shapes(meta, self.mode)
         # the budget is the run's: what its earlier invocations spent counts (a rerun after a
         # budget stop spent the budget again, $150.83 on a run given --budget 100, and the
         # stop's advice, a larger --budget, spent a larger one again)
@@ -181,7 +182,7 @@ class Session:
             blobs=self.judge.blobs,
         )
         if not self.summary.judged and self.judge.is_llm:  # its first unit: named at once
-            self.journal.judged_at(self.judge.base_url or "")
+            self.journal.judged_at(self.judge.base_url or "", self.mode)
         self.summary.add(out.annotation, out.tokens, cache_hit=out.cache_hit)
 
     def progress(self) -> None:

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.contract import StrictModel
+from failcodes.judge.journal import prompt_shape
 from failcodes.judge.providers.base import TokenUsage
 from failcodes.units import UnitKind
 
@@ -73,6 +74,9 @@ class RunSummary(StrictModel):
     #: Other endpoints this run's units were judged at before ("" the vendor's own): one run,
     #: called at two servers serving a model of one name (said first by :func:`summary_lines`).
     other_endpoints: list[str] = Field(default_factory=list)
+    #: Other ways this run's units were asked before (:data:`~failcodes.judge.journal.
+    #: SHAPES_KEY`): one unit a request, or grouped by claim (said first too).
+    other_shapes: list[str] = Field(default_factory=list)
 
     def add(self, annotation: Annotation, tokens: TokenUsage, *, cache_hit: bool) -> None:
         """Count one unit committed to the journal."""
@@ -91,8 +95,27 @@ class RunSummary(StrictModel):
 
 
 def endpoint_lines(summary: RunSummary) -> list[str]:
-    """The line saying a run's units were judged at more than one endpoint (none if not)."""
-    return endpoints_note(summary.judge, summary.other_endpoints, summary.base_url, "called")
+    """The lines saying a run's units were judged at two endpoints, or asked two ways (or none)."""
+    return [
+        *endpoints_note(summary.judge, summary.other_endpoints, summary.base_url, "called"),
+        *shapes_note(summary.other_shapes, summary.mode, "asks"),
+    ]
+
+
+def shapes_note(others: list[str], mode: str, verb: str) -> list[str]:
+    """The line saying the journal holds units asked ``others`` ways, and this one ``mode``'s.
+
+    ``verb``: "asks" (a run), "would ask" (a dry run). Empty when ``others`` is.
+    """
+    if not others:
+        return []
+    return [
+        f"note: this run's journal holds units asked {' and '.join(others)} (earlier "
+        f"invocations), and this one {verb} them {prompt_shape(mode)} ({mode}): one run's "
+        "codes from two prompt shapes (a grouped request shows the judge the claim's other "
+        "passages beside each); to keep to one, resume in the earlier mode or judge again "
+        "into another output folder (-o)"
+    ]
 
 
 def endpoints_note(judge: str, others: list[str], now: str | None, verb: str) -> list[str]:
