@@ -6338,6 +6338,33 @@ SESSION25_CASES: list[Case] = [
     ),
 ]
 
+T30ATT_CASES: list[Case] = [
+    Case(
+        # Excel's CSV of a 12-digit id in a General column: two sentences both '1.23457E+11',
+        # read as one (n 3, recall 1/2 for n 4, recall 1/3)
+        "ingest/id-in-scientific-notation",
+        ("ingest", "generic", "{d}/t.csv", "-o", "{d}/o.jsonl", "--system", "A"),
+        _write(
+            {
+                "t.csv": "question_id,sentence_id,claim,verdict\n"
+                "q1,1.23457E+11,Aspirin helps,supported\n"
+            }
+        ),
+        line="failcodes: error: {d}/t.csv:2, field 'sentence_id': id '1.23457E+11' is a number "
+        "as a spreadsheet shows it, in scientific notation: its last digits are lost "
+        "(123456789012 and 123456789013 both show as 1.23457E+11); expected the id's digits: "
+        "format the column as Text (or Number, 0 decimal places) and save again",
+    ),
+    Case(
+        # Excel's 'sep=,' line above the header: "unknown column 'sep='"
+        "metrics/labels-excel-sep-line",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": "sep=,\n" + LABELS}),
+        line="failcodes: error: {d}/l.csv:1: the first line 'sep=,' is the separator line Excel "
+        "writes, not the header: delete the line (the column names are on the line below it)",
+    ),
+]
+
 
 CASES = (
     _trace_cases()
@@ -6374,6 +6401,7 @@ CASES = (
     + SESSION20_CASES
     + SESSION21_CASES
     + SESSION25_CASES
+    + T30ATT_CASES
 )
 
 

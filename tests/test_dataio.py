@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -247,8 +248,10 @@ _text = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1
 )
 _opt = st.none() | _text
-#: Ids are any text but blank or with spaces around them (refused on reading: bad input).
-_id = _text.map(str.strip).filter(bool)
+#: Ids are any text but blank or with spaces around them, or a number in scientific notation
+#: as a spreadsheet shows it, 1.23457E+11 (refused on reading: bad input).
+_SHOWN = re.compile(r"[+-]?[0-9]+(?:\.[0-9]*)?[eE][+-][0-9]+")
+_id = _text.map(str.strip).filter(lambda t: bool(t) and not _SHOWN.fullmatch(t))
 _passage = st.builds(
     Passage,
     passage_id=_text,

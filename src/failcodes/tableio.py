@@ -207,6 +207,7 @@ def checked_csv_rows(
             except csv.Error as exc:
                 raise InputError(f"malformed CSV ({exc})", path=path, line=1) from None
             _check_nul(path, 1, header_raw, header_raw)
+            _check_sep_line(path, header_raw)
             header = [column_map.get(h, h) for h in header_raw]
             check_columns(path, header, columns, required, convert=convert)
             # (a trailing comma: "a,b,"; a column the map drops, --map notes=, is named)
@@ -257,6 +258,20 @@ def checked_csv_rows(
 
 
 _NUL_WHY = "(binary data, or a table saved as UTF-16? save it as CSV UTF-8)"
+
+
+def _check_sep_line(path: Path, header: Sequence[str]) -> None:
+    """Refuse Excel's ``sep=,`` first line (it names the separator; the header is below it).
+
+    It was read as a header of one column ``sep=``: "unknown column 'sep='" named no cause.
+    """
+    if header and header[0].startswith("sep=") and not any(header[1:]) and len(header[0]) < 7:
+        raise InputError(
+            f"the first line {','.join(header)!r} is the separator line Excel writes, not the "
+            "header: delete the line (the column names are on the line below it)",
+            path=path,
+            line=1,
+        )
 
 
 def _check_unnamed(
@@ -511,6 +526,7 @@ def table_columns(path: str | Path) -> list[str] | None:
             raise InputError(f"malformed CSV ({exc})", path=p, line=1) from None
     if header is None:
         raise InputError("empty file, expected a header row", path=p, line=1)
+    _check_sep_line(p, header)
     return header
 
 
@@ -1039,6 +1055,9 @@ NUMBER_NAME_FIELDS: tuple[str, ...] = ("system",)
 
 #: Past 2**53 a float no longer holds every whole number: an id's last digits may be lost.
 _EXACT_FLOAT = 2**53
+#: A number written in scientific notation with its exponent's sign, as a spreadsheet shows a
+#: long number (``1.23457E+11``) or Python writes a float past 1e16 (``1.2345678901234568e+16``).
+_SHOWN_EXPONENT = re.compile(r"[+-]?[0-9]+(?:\.[0-9]*)?[eE][+-][0-9]+")
 
 
 def name_text(value: object, *, path: str | Path, line: int | None, field: str) -> object:
@@ -1061,7 +1080,9 @@ def id_text(value: object, *, path: str | Path, line: int | None, field: str) ->
     (``4.5``: ``1.10`` and ``1.1`` are one float, so two ids would be one) or past 2**53 (its
     last digits may be lost) is refused naming the file, line and field: save the column as
     text, as is a bool (a true/false column is no ids); a Parquet DECIMAL is read as a
-    float is (exact: a whole one is its integer's text, one with a fraction is refused).
+    float is (exact: a whole one is its integer's text, one with a fraction is refused). A
+    text in scientific notation (``1.23457E+11``: a long number id as a spreadsheet shows and
+    saves it to CSV, its last digits lost) is refused too.
     """
     if isinstance(value, ShownNumber):  # 7 in a cell formatted 000: the 007 Excel shows
         if value.shown is not None:
@@ -1101,6 +1122,18 @@ def id_text(value: object, *, path: str | Path, line: int | None, field: str) ->
             f"id {value} is a date or time, not text (a spreadsheet reads an id typed as 1-2 "
             "or 3/4 as a date): format the column as Text and type the ids again, or save "
             "them as text",
+            path=path,
+            line=line,
+            field=field,
+        )
+    if isinstance(value, str) and _SHOWN_EXPONENT.fullmatch(value):
+        # a CSV a spreadsheet saved writes a long number id as it shows it: 123456789012 and
+        # 123456789013 were both '1.23457E+11', read as one sentence (n 3 for 4)
+        raise InputError(
+            f"id {value!r} is a number as a spreadsheet shows it, in scientific notation: its "
+            "last digits are lost (123456789012 and 123456789013 both show as 1.23457E+11); "
+            "expected the id's digits: format the column as Text (or Number, 0 decimal "
+            "places) and save again",
             path=path,
             line=line,
             field=field,

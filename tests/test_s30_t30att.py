@@ -1,0 +1,92 @@
+"""Session 30 (t30att): the readers attacked with inputs spreadsheets and writers really make.
+
+Each test writes the file a real program writes (Excel's CSV, openpyxl, pyarrow) and asserts
+what is read, or the one line that refuses it; expected values are hand-counted from the rows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from failcodes.errors import InputError
+from failcodes.tableio import id_text
+from tests.cli_helpers import run_cli
+
+RULE = "label = incorrect -> error"
+
+
+def test_an_id_a_spreadsheet_showed_in_scientific_notation_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Excel shows a number of 12+ digits in a General column as 1.23457E+11 and saves that
+    # text to CSV: sentences 123456789012 (claim c1, supported) and 123456789013 (claim c2,
+    # refuted), both errors, became one sentence '1.23457E+11'. Read so, sentence level under
+    # 'refuted': the merged sentence TP (any claim refuted), s3 FN, s4 FP: n 3, TP 1, FN 1,
+    # FP 1, recall 1/2; the real table is n 4, TP 1 (…013), FN 2 (…012, s3), FP 1, recall 1/3.
+    table = tmp_path / "t.csv"
+    table.write_text(
+        "question_id,sentence_id,claim_id,claim,verdict,system,label\n"
+        "q1,1.23457E+11,c1,Aspirin helps,supported,A,incorrect\n"
+        "q1,1.23457E+11,c2,Dose is 5g,refuted,A,incorrect\n"
+        "q2,3,c3,Water is wet,supported,A,incorrect\n"
+        "q2,4,c4,Sky green,refuted,A,correct\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "o.jsonl"
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(out), "--label-rule", RULE,
+         "--labels-out", str(tmp_path / "l.jsonl")], capsys
+    )  # fmt: skip
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {table}:2, field 'sentence_id': id '1.23457E+11' is a number as a "
+        "spreadsheet shows it, in scientific notation: its last digits are lost (123456789012 "
+        "and 123456789013 both show as 1.23457E+11); expected the id's digits: format the "
+        "column as Text (or Number, 0 decimal places) and save again"
+    )
+    assert not out.exists() and not (tmp_path / "l.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        ("1.23457E+11", True),  # Excel's General format of 123456789012
+        ("1E+15", True),  # Excel, a round number
+        ("1.2345678901234568e+16", True),  # Python's repr of a float id past 1e16
+        ("-4.5E-03", True),
+        ("2E10", False),  # no exponent sign: a plate well, a code, not a shown number
+        ("E+11", False),
+        ("s1.23457E+11", False),
+        ("123456789012", False),
+    ],
+)
+def test_only_a_shown_exponent_is_refused_as_an_id(text: str, refused: bool) -> None:
+    if refused:
+        with pytest.raises(InputError, match="scientific notation"):
+            id_text(text, path="t.csv", line=2, field="sentence_id")
+    else:
+        assert id_text(text, path="t.csv", line=2, field="sentence_id") == text
+
+
+@pytest.mark.parametrize("sep", [",", ";"])
+def test_excels_sep_line_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], sep: str
+) -> None:
+    # Excel writes 'sep=,' above the header when asked for it (and reads it back); it was read
+    # as a header of one column 'sep=': "unknown column 'sep='" (or, for labels, a missing
+    # sentence_id), no word of the line to delete
+    labels = tmp_path / "l.csv"
+    labels.write_text(
+        f"sep={sep}\n" + "sentence_id,has_error\ns1,true\n".replace(",", sep), encoding="utf-8"
+    )
+    code, _, err = run_cli(
+        ["ingest", "generic-labels", str(labels), "-o", str(tmp_path / "o.jsonl")], capsys
+    )
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {labels}:1: the first line 'sep={sep}' is the separator line Excel "
+        "writes, not the header: delete the line (the column names are on the line below it)"
+    )
+    assert not (tmp_path / "o.jsonl").exists()
