@@ -463,6 +463,10 @@ class PushedProject(FrozenModel):
     #: of the skipped, those showing other than asked (see PushReport.shown_otherwise)
     shown_otherwise: int = 0
     judged: bool = False
+    #: (model version pre-selected before, after, tasks showing nothing since): PushReport's
+    other_version: tuple[str, str, int] | None = None
+    #: this push's judge's model version ('' a blind push)
+    version: str = ""
 
 
 class PushResult(FrozenModel):
@@ -474,7 +478,7 @@ class PushResult(FrozenModel):
         """One line per project, as the CLI prints them."""
         return [
             f"project {p.title!r} (id {p.id}, {'created' if p.created else 'reused'}): "
-            f"{p.imported} tasks imported, {p.skipped} already there" + _shown(p)
+            f"{p.imported} tasks imported, {p.skipped} already there" + _shown(p) + _switched(p)
             for p in self.projects
         ]
 
@@ -492,6 +496,31 @@ def _shown(p: PushedProject) -> str:
         f"; {p.shown_otherwise} of them hold the judge's prediction (pushed with --judged "
         "before): their reviewers see its codes pre-selected, not a blind review"
     )
+
+
+def _switched(p: PushedProject) -> str:
+    """Whose codes the project pre-selects, when a push changed it or it is not this push's.
+
+    Label Studio shows one model version's predictions (the project's).
+    """
+    if p.other_version is None:
+        return ""
+    was, now, hidden = p.other_version
+    text = ""
+    if now != p.version:
+        text += (
+            f"; the project pre-selects the predictions of {now!r}, not this push's {p.version!r} "
+            "(no task of it was imported with a prediction): a task already there shows "
+            f"{now!r}'s codes, if it holds them"
+        )
+    if hidden:
+        before = f" (it was {was!r})" if was and was != now else ""
+        text += (
+            f"; Label Studio pre-selects one model version's predictions, now {now!r}{before}: "
+            f"{hidden} task(s) already there hold only another judge's and show no code "
+            "pre-selected (push them to another --project to keep them judged)"
+        )
+    return text
 
 
 class LabelStudioPushRequest(Request):
@@ -539,6 +568,11 @@ class LabelStudioPushRequest(Request):
                     skipped=report.skipped[title],
                     shown_otherwise=report.shown_otherwise.get(title, 0),
                     judged=any(task.get("predictions") for task in tasks),
+                    other_version=report.other_version.get(title),
+                    version=max(
+                        (p["model_version"] for t in tasks for p in t.get("predictions", [])),
+                        default="",
+                    ),
                 )
                 for title, pid in report.projects.items()
             ]

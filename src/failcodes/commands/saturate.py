@@ -222,8 +222,17 @@ class SaturateRoundRequest(Request):
         store = ProjectStore.open(project_root(self.name, self.folder))
         coder = resolve_coder(self.judge, base_url=self.base_url)
         prop = resolve_proposer(self.proposer, base_url=self.base_url)
-        extra, said = self._reviewer_drafts(store)
+        extra, said, unplaced = self._reviewer_drafts(store)
         record = run_round(store, coder, prop, force=self.force, extra=extra)
+        if unplaced:  # kept with the round: a later round says them once, not each time
+            import json
+
+            from failcodes.fileio import atomic_write_text
+            from failcodes.saturation.proposers import UNPLACED_FILE
+
+            path = store.round_dir(record.number) / UNPLACED_FILE
+            held = path.read_text(encoding="utf-8") if path.is_file() else ""
+            atomic_write_text(path, held + "".join(json.dumps(u) + "\n" for u in unplaced))
         proposals = store.proposals(record.number)
         n_open = len(open_proposals(store, record.number))
         notes = [f"note: {n}" for n in [*getattr(prop, "notes", []), *said]]
@@ -253,19 +262,32 @@ class SaturateRoundRequest(Request):
             auto_accepted_by=who,
         )
 
-    def _reviewer_drafts(self, store: ProjectStore) -> tuple[list[ProposalDraft], list[str]]:
-        """The reviews' free-text proposals as drafts, and notes on those left out."""
+    def _reviewer_drafts(
+        self, store: ProjectStore
+    ) -> tuple[list[ProposalDraft], list[str], list[dict[str, str]]]:
+        """The reviews' free-text proposals as drafts, notes on those left out, the unplaced."""
         from failcodes.annotations import Annotation
-        from failcodes.saturation.proposers import reviewer_drafts
+        from failcodes.jsonio import iter_jsonl
+        from failcodes.saturation.proposers import UNPLACED_FILE, reviewer_drafts
         from failcodes.tableio import read_models_jsonl
 
         if not self.reviews:
-            return [], []
+            return [], [], []
         anns = [a for path in self.reviews for a in read_models_jsonl(path, Annotation)]
         given = {n for r in store.round_numbers() for p in store.proposals(r) for n in p.notes}
+        before: dict[str, str] = {}  # origin -> the round file listing it (unplaced)
+        for r in store.round_numbers():
+            path = store.round_dir(r) / UNPLACED_FILE
+            if path.is_file():
+                shown = str(path.relative_to(store.root))
+                before.update(
+                    (o, shown)
+                    for _, row in iter_jsonl(path)
+                    if isinstance(o := row.get("origin"), str)
+                )
         part = store.codebook().part(store.config().kind)
         pool = {u.id for u in store.pool()}
-        return reviewer_drafts(anns, part, pool, given)
+        return reviewer_drafts(anns, part, pool, given, before)
 
 
 def default_reviewer() -> str:

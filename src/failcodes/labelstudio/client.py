@@ -67,6 +67,10 @@ class PushReport:
     #: title -> tasks already present that show other than asked: no judge prediction on a
     #: push with one (pushed blind before), or one on a blind push (pushed --judged before)
     shown_otherwise: dict[str, int] = field(default_factory=dict)
+    #: title -> (the model version the project pre-selected before the push, the one after,
+    #: tasks already there holding judge predictions but none of the one after: they show no
+    #: code pre-selected), when the one after is not this push's judge's or such tasks exist
+    other_version: dict[str, tuple[str, str, int]] = field(default_factory=dict)
 
 
 def _detail(exc: ApiError) -> str:
@@ -229,6 +233,11 @@ class LabelStudioClient:
             ids.extend(int(i) for i in getattr(resp, "task_ids", None) or [])
         return ids
 
+    def model_version(self, project_id: int) -> str:
+        """The model version whose predictions the project shows pre-selected ('' none)."""
+        with self._calling(f"read project {project_id}"):
+            return self._sdk.projects.get(id=project_id).model_version or ""
+
     def set_model_version(self, project_id: int, version: str) -> None:
         """Make the interface show predictions of ``version`` pre-selected."""
         with self._calling(f"set the model version of project {project_id}"):
@@ -262,17 +271,29 @@ class LabelStudioClient:
                 for task in tasks
                 if task["data"][cfg.UNIT_ID] in present
             }
+            shown = self.predictions(pid) if present and (asked or versions) else {}
             if asked:  # 'N already there' hid that they show what an earlier push showed
-                shown = self.predictions(pid)
                 report.shown_otherwise[t] = sum(
                     bool(shown.get(present[u])) != judged for u, judged in asked.items()
                 )
+            was = self.model_version(pid) if shown else ""
             self.import_tasks(pid, new)
             # only with predictions imported: Label Studio refuses a model version no
             # prediction of the project has ('Validation error', exit 2, when every task of
             # a --judged push was there already, pushed blind)
+            now = was
             if versions and any(task.get("predictions") for task in new):
                 self.set_model_version(pid, versions[-1])
+                now = versions[-1]
+            # Label Studio pre-selects the predictions of the project's one model version:
+            # a --judged push with another judge switched it, and the tasks an earlier judge's
+            # push left there showed no code pre-selected from then on, unsaid
+            if versions and (now != was or now != versions[-1]):
+                hidden = sum(
+                    all(p["model_version"] != now for p in held) for held in shown.values() if held
+                )
+                if hidden or now != versions[-1]:
+                    report.other_version[t] = (was, now, hidden)
             report.imported[t] = len(new)
             report.skipped[t] = len(tasks) - len(new)
         return report

@@ -451,20 +451,35 @@ def reviewer_origin(annotation: Annotation) -> str:
     )
 
 
+#: In a round's folder: the reviewers' proposals it could not place (dimension not known),
+#: one JSON object a line (``origin``, ``text``, ``note``); a later round says them once.
+UNPLACED_FILE = "unplaced-proposals.jsonl"
+
+
 def reviewer_drafts(
-    annotations: Sequence[Annotation], part: Part, pool: set[str], given: set[str]
-) -> tuple[list[ProposalDraft], list[str]]:
-    """Drafts from the free-text new codes reviewers proposed, and notes on the ones left out.
+    annotations: Sequence[Annotation],
+    part: Part,
+    pool: set[str],
+    given: set[str],
+    unplaced_before: Mapping[str, str] | None = None,
+) -> tuple[list[ProposalDraft], list[str], list[dict[str, str]]]:
+    """Drafts from reviewers' free-text new codes, notes on the rest, and the unplaced ones.
+
+    The unplaced ones are kept with the round (:data:`UNPLACED_FILE`).
 
     A reviewer's proposal names no dimension: it is placed under the one low-quality code the
     reviewer chose (the dimension of the review's only low-quality code in ``part``, that code
     the parent), and the draft's note says so; a review with none or several low-quality codes
     is no draft, said in a note. The text's part before a ``:``, a dash or a line break is the
     name, the rest the definition (the whole text when there is no rest). A proposal ``given``
-    to an earlier round (by its :func:`reviewer_origin`) is not proposed again.
+    to an earlier round (by its :func:`reviewer_origin`) is not proposed again; one a round
+    could not place before (``unplaced_before``: origin -> the file listing it) is not said
+    again line by line (the same file given every round repeated each note).
     """
     drafts: list[ProposalDraft] = []
     notes: list[str] = []
+    unplaced: list[dict[str, str]] = []
+    earlier: dict[str, int] = {}  # the earlier rounds' files -> how many of theirs again
     other_kind = repeated = 0
     for ann in annotations:
         text = " ".join((ann.proposal or "").split())
@@ -477,6 +492,10 @@ def reviewer_drafts(
         if origin in given:
             repeated += 1
             continue
+        if unplaced_before and origin in unplaced_before:
+            where = unplaced_before[origin]
+            earlier[where] = earlier.get(where, 0) + 1
+            continue
         low = [
             (dim.id, ann.codes[dim.id])
             for dim in part.dimensions
@@ -486,12 +505,14 @@ def reviewer_drafts(
         raw = (ann.proposal or "").strip()
         if len(low) != 1:
             chose = ", ".join(f"{d}={c}" for d, c in low) or "none"
-            notes.append(
+            said = (
                 f"reviewer {ann.coder}'s proposal on unit {ann.unit_id} ({text!r}) is not "
                 f"proposed: its dimension is not known (the review's low-quality codes: "
                 f"{chose}; one places it); give it to a round by hand (--proposer "
                 "scripted:FILE with dimension, parent_subcode, name, definition)"
             )
+            notes.append(said)
+            unplaced.append({"origin": origin, "text": text, "note": said})
             continue
         dimension, parent = low[0]
         cut = _NAME_END.search(raw)
@@ -522,4 +543,9 @@ def reviewer_drafts(
         notes.append(
             f"{repeated} reviewer proposal(s) already given to an earlier round: not proposed again"
         )
-    return drafts, notes
+    for where, n in sorted(earlier.items()):
+        notes.append(
+            f"{n} reviewer proposal(s) not placed (dimension not known) and said before: not "
+            f"said again; {where} lists them (give them by hand: --proposer scripted:FILE)"
+        )
+    return drafts, notes, unplaced
