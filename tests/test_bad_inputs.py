@@ -5284,6 +5284,24 @@ def _hidden_draft_column(d: Path) -> None:
     book.save(d / "r.xlsx")
 
 
+def _templates() -> str:
+    from failcodes.judge.prompts import template_hash
+
+    return template_hash()
+
+
+def _older_llm_journal(d: Path) -> None:
+    """t.jsonl, and run/ holding the journal of an LLM run begun before prompt_hash, under
+    other prompt templates (template_hash 0...0)."""
+    from failcodes.judge.journal import Journal
+
+    (d / "t.jsonl").write_text(GOOD_TRACES, encoding="utf-8")
+    journal = Journal(d / "run")
+    meta = {"kind": "retrieval", "judge": "openai:gpt-5-mini", "coder_kind": "llm"}
+    journal.bind({**meta, "template_hash": "0" * 64})
+    journal.close()
+
+
 # session 13's refusals (issue 30), each tested in its outside file with the numbers around it
 SESSION13_CASES: list[Case] = [
     *(
@@ -6335,6 +6353,19 @@ SESSION25_CASES: list[Case] = [
         "1970-01-01 UTC (the reproducible-builds convention), e.g. "
         "SOURCE_DATE_EPOCH=$(git log -1 --format=%ct); unset it for the current time",
         env=(("SOURCE_DATE_EPOCH", "abc"),),
+    ),
+    Case(
+        # a run begun before prompt_hash (session 29) whose templates differ from this
+        # failcodes': resumed unseen, answers to two prompts in one run (t30judge)
+        "judge-dry-run/older-journal-other-templates",
+        (*JUDGE, "--judge", "openai:gpt-5-mini", "--dry-run", "-o", "{d}/run"),
+        _older_llm_journal,
+        line="failcodes: error: {d}/run holds a run begun by a failcodes older than the prompt "
+        "digest (prompt_hash), whose prompt templates differ from this one's (template_hash "
+        f"000000000000, now {_templates()[:12]}; same codebook): its judge may have been shown "
+        "another prompt, and resuming would mix answers to two prompts in one run; judge again "
+        "into another output folder (-o), or finish this run with the failcodes version that "
+        "began it",
     ),
 ]
 

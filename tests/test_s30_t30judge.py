@@ -254,3 +254,39 @@ def test_a_run_resumed_in_the_other_prompt_shape_says_so(
     for name, extra in (("g", grouped), ("p", ("--no-cache",))):
         code, out, _ = _judge(fake, capsys, src2, book, tmp_path / name, *extra)
         assert code == 0 and out.startswith("judge: "), out
+
+
+def test_a_journal_older_than_the_prompt_digest_is_compared_on_its_templates(
+    fake: FakeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A journal written before prompt_hash (session 29) was not compared on it at its first
+    # resume (the digest was then recorded): an upgrade between its failcodes and this one,
+    # changing the prompt, mixed two prompts in one run unseen (main: exit 0, 3 more calls).
+    # Its template_hash (every template) tells: the same, the prompt is the same (resumed,
+    # the digest recorded); another, refused in one line, nothing called.
+    src1 = write_traces(tmp_path / "t1.jsonl", make_traces(1))
+    src2 = write_traces(tmp_path / "t2.jsonl", make_traces(2))
+    book = write_codebook(tmp_path / "a.yaml")
+    for name, templates in (("same", template_hash()), ("other", "0" * 64)):
+        run = tmp_path / name
+        assert _judge(fake, capsys, src1, book, run, "--no-cache")[0] == 0
+        with sqlite3.connect(run / "journal.sqlite") as db:  # as a journal of session 28
+            db.execute("DELETE FROM meta WHERE key = 'prompt_hash'")
+            db.execute("UPDATE meta SET value = ? WHERE key = 'template_hash'", (templates,))
+    assert _calls(fake) == 6  # 3 units in each folder
+    code, out, _ = _judge(fake, capsys, src2, book, tmp_path / "same", "--no-cache")
+    assert code == 0 and "(3 already done, 3 judged now)" in out
+    assert _calls(fake) == 9
+    with sqlite3.connect(tmp_path / "same" / "journal.sqlite") as db:
+        assert db.execute("SELECT 1 FROM meta WHERE key = 'prompt_hash'").fetchone() == (1,)
+    code, out, err = _judge(fake, capsys, src2, book, tmp_path / "other", "--no-cache")
+    assert (code, out) == (2, "")  # main: 0, claim 1's 3 units judged into it
+    assert err == (
+        f"failcodes: error: {tmp_path / 'other'} holds a run begun by a failcodes older than "
+        f"the prompt digest (prompt_hash), whose prompt templates differ from this one's "
+        f"(template_hash 000000000000, now {template_hash()[:12]}; same codebook): its judge "
+        "may have been shown another prompt, and resuming would mix answers to two prompts in "
+        "one run; judge again into another output folder (-o), or finish this run with the "
+        "failcodes version that began it\n"
+    )
+    assert _calls(fake) == 9  # nothing called

@@ -238,6 +238,29 @@ def check_identity(run_dir: str | Path, stored: Mapping[str, str], meta: Mapping
             if key == UNIT_IDS_KEY and _older_ids(stored):
                 continue
             raise RunIdentityError(Path(run_dir), key, stored, meta)
+    if _older_prompt(stored, meta):
+        raise RunIdentityError(Path(run_dir), TEMPLATES_KEY, stored, meta)
+
+
+#: The meta key of every prompt template's hash (:func:`~failcodes.judge.prompts.
+#: template_hash`): compared only for a journal written before ``prompt_hash``.
+TEMPLATES_KEY = "template_hash"
+
+
+def _older_prompt(stored: Mapping[str, str], meta: Mapping[str, str]) -> bool:
+    """Whether an LLM run begun before ``prompt_hash`` was shown other prompt templates.
+
+    Such a journal has no ``prompt_hash`` to compare, and was taken at its first resume, the
+    digest then recorded: an upgrade between its version and this one mixed two prompts in
+    it unseen. Its ``template_hash`` covers every template: the same, the judge is shown the
+    same prompt (same codebook); another, this one may differ, and the run is refused
+    (a retrieval run whose verification template alone changed too: which one changed
+    cannot be told from the journal).
+    """
+    if "prompt_hash" not in meta or "prompt_hash" in stored:
+        return False
+    old, now = stored.get(TEMPLATES_KEY), meta.get(TEMPLATES_KEY)
+    return old is not None and now is not None and old != now
 
 
 class RunIdentityError(ConfigError):
@@ -252,6 +275,16 @@ class RunIdentityError(ConfigError):
     ) -> None:
         self.run_dir, self.key = run_dir, key
         self.stored, self.wanted = dict(stored), dict(wanted)
+        if key == TEMPLATES_KEY:
+            super().__init__(
+                f"{run_dir} holds a run begun by a failcodes older than the prompt digest "
+                f"(prompt_hash), whose prompt templates differ from this one's ({key} "
+                f"{stored[key][:12]}, now {wanted[key][:12]}; same codebook): its judge may "
+                "have been shown another prompt, and resuming would mix answers to two "
+                "prompts in one run; judge again into another output folder (-o), or finish "
+                "this run with the failcodes version that began it"
+            )
+            return
         if key in PROMPT_KEYS:
             super().__init__(
                 f"{run_dir} holds a run whose judge was shown another prompt ({key} "
@@ -269,7 +302,7 @@ class RunIdentityError(ConfigError):
 
 
 #: The identity keys of the prompt's content (:data:`IDENTITY_KEYS`).
-PROMPT_KEYS = ("prompt_hash", "group_prompt_hash")
+PROMPT_KEYS = ("prompt_hash", "group_prompt_hash", TEMPLATES_KEY)
 
 
 @dataclass(frozen=True)
