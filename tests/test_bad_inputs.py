@@ -6387,6 +6387,16 @@ T30ATT_CASES: list[Case] = [
         "format the column as Text (or Number, 0 decimal places) and save again",
     ),
     Case(
+        # the labels' fast JSONL reader kept '1.23457E+11' as an id (as the CSV readers did)
+        "metrics/label-id-in-scientific-notation",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.jsonl"),
+        _write({"t.jsonl": GOOD_TRACES, "l.jsonl": '{"claim_id": "1E+15", "has_error": true}\n'}),
+        line="failcodes: error: {d}/l.jsonl:1, field 'claim_id': id '1E+15' is a number as a "
+        "spreadsheet shows it, in scientific notation: its last digits are lost "
+        "(123456789012 and 123456789013 both show as 1.23457E+11); expected the id's digits: "
+        "format the column as Text (or Number, 0 decimal places) and save again",
+    ),
+    Case(
         # Excel's 'sep=,' line above the header: "unknown column 'sep='"
         "metrics/labels-excel-sep-line",
         ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),

@@ -6,12 +6,13 @@ what is read, or the one line that refuses it; expected values are hand-counted 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from failcodes.errors import InputError
-from failcodes.tableio import id_text
+from failcodes.tableio import first_in_exponent, id_text
 from tests.cli_helpers import run_cli
 
 RULE = "label = incorrect -> error"
@@ -90,3 +91,51 @@ def test_excels_sep_line_is_named(
         "writes, not the header: delete the line (the column names are on the line below it)"
     )
     assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_a_labels_jsonl_id_in_scientific_notation_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the labels' fast reader (JSONL, the tool's own label format) kept '1.23457E+11' as the
+    # id: with traces whose two sentences 123456789012 (c1 supported) and 123456789013 (c2
+    # refuted) both read so, metrics counted n 3 (TP 1, FN 1, FP 1) for the table's n 4
+    traces = tmp_path / "t.jsonl"
+    rows = [
+        ("q1", "1.23457E+11", "c1", "supported"),
+        ("q1", "1.23457E+11", "c2", "refuted"),
+        ("q2", "3", "c3", "supported"),
+        ("q2", "4", "c4", "refuted"),
+    ]
+    traces.write_text(
+        "".join(
+            json.dumps(
+                {"system": "A", "question_id": q, "sentence_id": s, "claim_id": c,
+                 "claim": c, "verdict": v, "passages": []}
+            ) + "\n"
+            for q, s, c, v in rows
+        ),
+        encoding="utf-8",
+    )  # fmt: skip
+    labels = tmp_path / "l.jsonl"
+    labels.write_text(
+        '{"sentence_id": "3", "question_id": "q2", "has_error": true}\n'
+        '{"sentence_id": "1.23457E+11", "question_id": "q1", "has_error": true}\n'
+        '{"sentence_id": "4", "question_id": "q2", "has_error": false}\n',
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted"], capsys
+    )
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {labels}:2, field 'sentence_id': id '1.23457E+11' is a number as a "
+        "spreadsheet shows it, in scientific notation: its last digits are lost (123456789012 "
+        "and 123456789013 both show as 1.23457E+11); expected the id's digits: format the "
+        "column as Text (or Number, 0 decimal places) and save again"
+    )
+
+
+def test_first_in_exponent_finds_the_id_not_a_line_inside_one() -> None:
+    # ids joined by newlines: 's\n1E+5' holds a line '1E+5' but is no number
+    assert first_in_exponent(["s1", "s\n1E+5", "s2"]) is None
+    assert first_in_exponent(["s1", None, "2E+05", "1E+5"]) == 2

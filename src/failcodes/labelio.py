@@ -43,6 +43,8 @@ from failcodes.tableio import (
     checked_parquet_rows,
     detect_format,
     drop_nones,
+    exponent_problem,
+    first_in_exponent,
     id_problem,
     id_text,
     name_text,
@@ -543,6 +545,10 @@ def _check_label_ids(
     if at is not None:
         problem = total_id_problem(name, ids[at])
         raise InputError(str(problem), path=path, line=lines[at], field=name)
+    at = first_in_exponent(held)  # 1.23457E+11: an id a spreadsheet cut (the readers' rule)
+    if at is not None:
+        at = list(ids).index(held[at])
+        raise InputError(exponent_problem(str(ids[at])), path=path, line=lines[at], field=name)
 
 
 def write_labels(

@@ -1060,6 +1060,32 @@ _EXACT_FLOAT = 2**53
 _SHOWN_EXPONENT = re.compile(r"[+-]?[0-9]+(?:\.[0-9]*)?[eE][+-][0-9]+")
 
 
+#: The same, one id a line of ids joined by newlines (:func:`first_in_exponent`, in C).
+_SHOWN_EXPONENT_LINE = re.compile(r"^[+-]?[0-9]+(?:\.[0-9]*)?[eE][+-][0-9]+$", re.MULTILINE)
+
+
+def exponent_problem(value: str) -> str:
+    """Why ``value``, an id in scientific notation (``1.23457E+11``), is refused."""
+    return (
+        f"id {value!r} is a number as a spreadsheet shows it, in scientific notation: its last "
+        "digits are lost (123456789012 and 123456789013 both show as 1.23457E+11); expected "
+        "the id's digits: format the column as Text (or Number, 0 decimal places) and save again"
+    )
+
+
+def first_in_exponent(ids: Sequence[str | None]) -> int | None:
+    """The position of the first of ``ids`` in scientific notation (:func:`id_text`), or None.
+
+    The ids are searched at once, joined by newlines (a match across an id holding a newline
+    is looked at again, one id at a time).
+    """
+    if not _SHOWN_EXPONENT_LINE.search("\n".join(filter(None, ids))):
+        return None
+    return next(
+        (i for i, v in enumerate(ids) if v is not None and _SHOWN_EXPONENT.fullmatch(v)), None
+    )
+
+
 def name_text(value: object, *, path: str | Path, line: int | None, field: str) -> object:
     """A number given as a name (a system), as its text by :func:`id_text`'s rule.
 
@@ -1129,15 +1155,7 @@ def id_text(value: object, *, path: str | Path, line: int | None, field: str) ->
     if isinstance(value, str) and _SHOWN_EXPONENT.fullmatch(value):
         # a CSV a spreadsheet saved writes a long number id as it shows it: 123456789012 and
         # 123456789013 were both '1.23457E+11', read as one sentence (n 3 for 4)
-        raise InputError(
-            f"id {value!r} is a number as a spreadsheet shows it, in scientific notation: its "
-            "last digits are lost (123456789012 and 123456789013 both show as 1.23457E+11); "
-            "expected the id's digits: format the column as Text (or Number, 0 decimal "
-            "places) and save again",
-            path=path,
-            line=line,
-            field=field,
-        )
+        raise InputError(exponent_problem(value), path=path, line=line, field=field)
     if type(value) is not float:
         return value
     if value.is_integer() and abs(value) < _EXACT_FLOAT:
