@@ -6397,6 +6397,16 @@ T30ATT_CASES: list[Case] = [
         "format the column as Text (or Number, 0 decimal places) and save again",
     ),
     Case(
+        # an old .xls: "expected .jsonl, .csv or .parquet", no word of .xlsx
+        "ingest/an-old-xls-workbook",
+        ("ingest", "generic", "{d}/t.xls", "-o", "{d}/o.jsonl"),
+        _write({"t.xls": b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 504}),
+        line="failcodes: error: {d}/t.xls: cannot tell the format from the extension '.xls'; "
+        "expected .jsonl, .csv or .parquet (a spreadsheet in another format: save it as an "
+        "Excel Workbook, .xlsx, which `failcodes ingest generic` and `generic-labels` read, or "
+        "as CSV UTF-8)",
+    ),
+    Case(
         # Excel's 'sep=,' line above the header: "unknown column 'sep='"
         "metrics/labels-excel-sep-line",
         ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),

@@ -139,3 +139,23 @@ def test_first_in_exponent_finds_the_id_not_a_line_inside_one() -> None:
     # ids joined by newlines: 's\n1E+5' holds a line '1E+5' but is no number
     assert first_in_exponent(["s1", "s\n1E+5", "s2"]) is None
     assert first_in_exponent(["s1", None, "2E+05", "1E+5"]) == 2
+
+
+@pytest.mark.parametrize("suffix", [".xls", ".xlsb", ".ods", ".numbers"])
+def test_another_spreadsheet_format_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
+) -> None:
+    # an old .xls (or .xlsb, LibreOffice's .ods, Apple's .numbers) given to ingest generic was
+    # told "expected .jsonl, .csv or .parquet": no word that a .xlsx of it is read
+    table = tmp_path / f"t{suffix}"
+    table.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 504)  # an OLE header (.xls)
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(tmp_path / "o.jsonl")], capsys
+    )
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {table}: cannot tell the format from the extension '{suffix}'; "
+        "expected .jsonl, .csv or .parquet (a spreadsheet in another format: save it as an "
+        "Excel Workbook, .xlsx, which `failcodes ingest generic` and `generic-labels` read, or "
+        "as CSV UTF-8)"
+    )

@@ -111,6 +111,12 @@ def detect_format(path: str | Path) -> Format:
                 "generic-labels` (labels) reads it)"
                 if suffix == ".json"
                 else ""
+            )
+            + (
+                " (a spreadsheet in another format: save it as an Excel Workbook, .xlsx, which "
+                "`failcodes ingest generic` and `generic-labels` read, or as CSV UTF-8)"
+                if suffix in (".xls", ".xlsb", ".ods", ".numbers")
+                else ""
             ),
             path=path,
         ) from None
