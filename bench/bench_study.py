@@ -16,7 +16,12 @@ Each step's floor is the CPU of parsing every file it reads with the standard li
 keeping nothing (``json.loads`` per JSONL line, ``json.load`` of a JSON file, ``csv.reader``
 of a CSV; for the study's Parquet traces, pyarrow reading every column, less the CPU of
 importing pyarrow), measured right after the step (a shared machine's load moves both); the
-ratio is the step's CPU over that floor. The report reads the whole folder:
+ratio is the step's CPU over that floor; beside it (never instead of it) the ``user x``
+column is the step's user CPU over the floor's, and ``sys s`` the step's system CPU: a step
+writing a large file (the retrieval task file, ~780 MB at 1x) spends system CPU in the page
+cache, which a loaded machine short of free memory swings (the same retrieval export: 2.9 and
+4.3 system CPU-s beside ~5.1 user, 5 December 2026), and the parse floor writes nothing.
+The report reads the whole folder:
 its floor is the traces, labels, metrics, disagreements, judge annotations and attribution
 tables. The judge steps are shown but left out of the total ("excluding the judge itself");
 the judge's storage per unit (journal + annotations) is printed after them.
@@ -64,6 +69,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _launch import LAST
 from _launch import measured as measured_cmd
 
 REPO = Path(__file__).resolve().parent.parent
@@ -148,6 +154,8 @@ def generate(folder: Path, scale: float, seed: int) -> None:
 
 def measured(cmd: list[str], env: dict[str, str] | None, log: Path) -> tuple[float, float, float]:
     """Run ``cmd`` (output to ``log``); return (CPU s, wall s, own peak RSS MB). Fails loudly.
+
+    Its system CPU seconds are ``_launch.LAST["sys_s"]`` until the next call.
 
     Through bench/_launch.py's small launcher (the driver is large after planning, and a
     child started from it would count the driver's memory as its own peak).
@@ -283,18 +291,22 @@ def drive(study: Path, record: Path, replicate_from: Path | None = None) -> None
             cmd = [sys.executable, __file__, "--replicate", str(source_run), "--record", str(spec)]
             name = f"{step.name} ({REPLICATED})"
         cpu, wall, rss = measured(cmd, None, log)
+        system = LAST.get("sys_s", 0.0)
         startup = None
         if replicate_from is None or not step.name.startswith("judge "):
             startup, _, _ = measured([*cmd, "--help"], None, log.with_suffix(".startup.log"))
         files = _reads(step.name, [str(p) for p in step.inputs], layout.root)
+        floors = [(_floor(f, log.with_suffix(".floor.log")), LAST.get("sys_s", 0.0)) for f in files]
         rec = {
             "step": name,
             "cpu_s": cpu,
+            "sys_s": system,
             "wall_s": wall,
             "peak_mb": rss,
             "startup_s": startup,
             "reads_mb": sum(f.stat().st_size for f in files) / 1e6,
-            "floor_s": sum(_floor(f, log.with_suffix(".floor.log")) for f in files),
+            "floor_s": sum(f for f, _ in floors),
+            "floor_sys_s": sum(s for _, s in floors),
         }
         with record.open("a") as fh:
             fh.write(json.dumps(rec) + "\n")
@@ -413,6 +425,9 @@ def bench_scale(scale: float, args: argparse.Namespace, work: Path) -> list[dict
         row["scale"] = scale
         if "floor_s" in row:
             row["ratio"] = row["cpu_s"] / row["floor_s"] if row["floor_s"] > 0 else None
+        if "floor_sys_s" in row and row["floor_s"] > row["floor_sys_s"]:
+            floor_user = row["floor_s"] - row["floor_sys_s"]
+            row["user_ratio"] = (row["cpu_s"] - row["sys_s"]) / floor_user
     storage, units, per_kind = _judge_storage(study)
     cpu = sum(r["cpu_s"] for r in rows)
     print(
@@ -425,17 +440,20 @@ def bench_scale(scale: float, args: argparse.Namespace, work: Path) -> list[dict
     )
     print(
         f"{'scale':>6} {'step':<38} {'CPU s':>8} {'wall s':>8} {'peak MB':>8} "
-        f"{'reads MB':>9} {'floor s':>8} {'ratio':>6} {'start s':>7}"
+        f"{'reads MB':>9} {'floor s':>8} {'ratio':>6} {'start s':>7} {'user x':>6} {'sys s':>6}"
     )
     for row in rows:
         ratio = f"{row['ratio']:5.2f}x" if row.get("ratio") else ""
+        user = f"{row['user_ratio']:5.2f}x" if row.get("user_ratio") else ""
+        system = f"{row['sys_s']:6.1f}" if "sys_s" in row else ""
         floor = f"{row['floor_s']:8.2f}" if "floor_s" in row else ""
         start = f"{row['startup_s']:7.2f}" if row.get("startup_s") is not None else ""
         reads = f"{row['reads_mb']:9.0f}" if "reads_mb" in row else ""
         wall_s = f"{row['wall_s']:8.1f}" if "wall_s" in row else ""
         print(
             f"{scale:>6g} {row['step']:<38} {row['cpu_s']:8.1f} {wall_s:>8} "
-            f"{row['peak_mb']:8.0f} {reads:>9} {floor:>8} {ratio:>6} {start:>7}"
+            f"{row['peak_mb']:8.0f} {reads:>9} {floor:>8} {ratio:>6} {start:>7} {user:>6} "
+            f"{system:>6}"
         )
     judged = [r for r in rows if r["step"].startswith(("judge ", "recode "))]
     rest = [r for r in rows if r not in judged]
