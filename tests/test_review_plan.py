@@ -322,13 +322,14 @@ def _cp(x: int, n: int) -> tuple[float, float]:
 
 
 def hand_corrected() -> tuple[float, float, float, float]:
-    """``(lam, theta, low, high)`` of the hand-computed cell of the two report tests below."""
+    """``(lam, point, low, high)`` of the hand-computed cell of the two report tests below."""
     # Hand-computed PPI++ for the cell (retriever or verifier A, the code):
     # n = N = 10; mean y = mean yhat = 0.6; E[y yhat] = 0.5 -> cov = 0.14;
     # yhat over all 20 units: 10 ones, sample variance (10 - 100/20) / 19 = 5/19;
-    # lam = 0.14 / ((1 + 10/10) * 5/19) = 0.266; theta = lam * 0.4 + 0.6 - lam * 0.6.
+    # lam = 0.14 / ((1 + 10/10) * 5/19) = 0.266; PPI++'s point lam * 0.4 + 0.6 - lam * 0.6
+    # = 0.5468 (54.7), which the table printed until session 30. It prints (t30ppi) the
+    # post-stratified point its interval is built around, M below: 0.5417 (54.2).
     lam = 0.266
-    theta = 0.6 - 0.2 * lam
     # The interval: the units split by the judge's code. Judge 1: 6 reviewed (5 with the
     # code) + 4 unreviewed = 10 units; judge 0: 4 reviewed (1 with the code) + 6 = 10 units.
     # M = 0.5 x 5/6 + 0.5 x 1/4 = 0.5417; each part's Clopper-Pearson interval, combined by
@@ -350,7 +351,8 @@ def hand_corrected() -> tuple[float, float, float, float]:
     assert (round(low, 4), round(high, 4)) == (0.2459, 0.8582)
     high = max(high, 1 - float(beta_dist.ppf(0.025, mean * k, (1 - mean) * k)))
     assert round(high, 4) == 0.8658
-    return lam, theta, max(low, 0.0), min(high, 1.0)
+    assert round(mid, 4) == 0.5417
+    return lam, mid, max(low, 0.0), min(high, 1.0)
 
 
 def test_report_shows_corrected_shares_matching_hand_computed_ppi(tmp_path: Path) -> None:
@@ -484,7 +486,7 @@ def test_report_corrects_the_attribution_by_hand(tmp_path: Path) -> None:
     # verification there. The verification cell is then the hand-computed cell of
     # hand_corrected() (judge [1]*6 + [0]*4 reviewed, [1]*4 + [0]*6 not; human
     # [1, 1, 1, 1, 1, 0, 1, 0, 0, 0]); retrieval is its complement: 1 - theta, [1 - high, 1 - low]
-    # (PPI++ and the exact parts are symmetric in the two codes).
+    # (the post-stratified point and the exact parts are symmetric in the two codes).
     judge_high = [True] * 6 + [False] * 4 + [True] * 4 + [False] * 6
     human_high = [True] * 5 + [False, True] + [False] * 3
     inputs = write_attribution_study(tmp_path, {"S": (judge_high, human_high)})

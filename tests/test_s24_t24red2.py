@@ -214,7 +214,8 @@ def test_the_corrected_tables_captions_say_the_estimand_is_the_population_share(
     inputs = load_run_dir(tmp_path)
     [(caption, table)] = inputs.corrected[UnitKind.RETRIEVAL]
     assert (
-        "and PPI++ corrected (PPI's estimand and interval: the share in the population the "
+        "and corrected (post-stratified by the judge's code; PPI's estimand and interval: the "
+        "share in the population the "
         "units are a sample of, not a count of these units) with 95% CIs per retriever, the "
         "human codes by alice; 20 of 20 sampled units reviewed"
     ) in caption

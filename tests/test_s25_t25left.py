@@ -348,7 +348,10 @@ def test_the_corrected_shares_come_back_typed_from_the_python_api(tmp_path: Path
         assert e.judge.estimate == pytest.approx(0.5)  # 10 of 20
         assert e.human.estimate == pytest.approx(0.6)  # 6 of 10
         assert (e.human.ci_low, e.human.ci_high) == pytest.approx((h_low, h_high))
-        assert e.corrected.estimate == pytest.approx(theta, abs=5e-4)  # lam rounded to 0.266
+        # the post-stratified point, 0.5 x 5/6 + 0.5 x 1/4 (hand_corrected; session 30)
+        assert e.corrected.estimate == pytest.approx(theta)
+        # PPI++'s point, ppi_py's: 0.6 - 0.2 lam = 0.5468 (lam rounded to 0.266)
+        assert e.corrected_ppi == pytest.approx(0.6 - 0.2 * lam, abs=5e-4)
         assert (e.corrected.ci_low, e.corrected.ci_high) == pytest.approx((low, high), abs=5e-4)
         assert e.lam == pytest.approx(lam, abs=5e-4)
         assert e.disagreements == 2

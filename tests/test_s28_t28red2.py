@@ -242,13 +242,17 @@ def test_a_corrected_share_is_never_below_zero() -> None:
     judge's codes over all 100 units (12 ones) vary by (12 - 1.44) / 99 = 0.10667; lam =
     0.07 / ((1 + 10/90) * 0.10667) = 0.590625; estimate = lam * 9/90 + 0.1 - lam * 0.3 =
     0.1 - 0.2 * 0.590625 = -0.018125. A share lies in [0, 1]: clipped, 0.0, nearer every
-    share the cell can have (the interval already held the clipped value)."""
+    share the cell can have (the interval already held the clipped value): corrected_ppi.
+    Since session 30 the printed point is post-stratified by the judge's code: the judge-1
+    part, 3 reviewed (1 with the code) + 9 not = 12 of 100 units -> 0.12 x 1/3 = 0.04; the
+    judge-0 part, 0 of 7 reviewed with the code -> 0; 0.04, in [0, 1] by construction."""
     from failcodes.stats.ppi import Stratum, share_estimates
 
     y, yhat, rest = [1] + [0] * 9, [1, 1, 1] + [0] * 7, [1] * 9 + [0] * 81
     got = share_estimates([Stratum(y, yhat, rest)])
     assert got.lam == pytest.approx(0.590625, abs=1e-12)
-    assert got.corrected.estimate == 0.0
+    assert got.corrected_ppi == 0.0
+    assert got.corrected.estimate == pytest.approx(0.04)
     assert (got.corrected.ci_low, round(got.corrected.ci_high, 3)) == (0.0, 0.408)
     assert got.human.estimate == pytest.approx(0.1)  # 1 of 10 reviewed
 

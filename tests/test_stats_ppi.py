@@ -92,13 +92,23 @@ def test_stratified_matches_per_stratum_ppi_py() -> None:
         points.append(np.ravel(ppi_py.ppi_mean_pointestimate(y, yhat, yhat_u))[0])
         low, high = (np.ravel(b)[0] for b in ppi_py.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05))
         variances.append(((high - low) / (2 * Z95)) ** 2)
-    # the point estimate and its standard error are ppi_py's, combined over strata
+    # PPI++'s point (corrected_ppi) and the standard error are ppi_py's, combined over strata
     theta = float(w @ np.array(points))
     se = math.sqrt(float((w**2) @ np.array(variances)))
-    assert result.corrected.estimate == pytest.approx(theta, rel=1e-10)
+    assert result.corrected_ppi == pytest.approx(theta, rel=1e-10)
     assert result.corrected.se == pytest.approx(se, rel=1e-8)
     assert result.corrected.ci_method == "clopper-pearson"
     assert result.corrected.ci_low < theta < result.corrected.ci_high
+    # the printed point is post-stratified by the judge's code (session 30, t30ppi): per
+    # stratum and judge code j, (its units with judge code j, reviewed or not) / (all units)
+    # x (the human share of its reviewed units with judge code j)
+    post = sum(
+        ((yh == j).sum() + (u == j).sum()) / sizes.sum() * y[yh == j].mean()
+        for y, yh, u in strata
+        for j in (0.0, 1.0)
+    )
+    assert result.corrected.estimate == pytest.approx(post, rel=1e-12)
+    assert result.corrected.ci_low < post < result.corrected.ci_high
     assert result.n_units == int(sizes.sum())
     assert result.n_reviewed == 95
     # human: stratified mean of the reviewed codes
@@ -379,7 +389,11 @@ def test_a_stratum_reviewed_in_full_is_a_census_however_small() -> None:
     By hand: human = 20/21 x 3/12 + 1/21 x 1 = 6/21 = 0.285714.
     Corrected: in A, lam = cov / ((1 + n/N) var_all) = 0.1875 / (2.5 x (3 - 9/20)/19) = 0.5588,
     theta_A = 0.25 + 0.5588 x (0 - 0.25) = 0.110294 (ppi_py's ppi_mean_pointestimate gives
-    0.1102941); B is known (lam 0): 1. Total 20/21 x 0.110294 + 1/21 = 0.152661.
+    0.1102941); B is known (lam 0): 1. Total 20/21 x 0.110294 + 1/21 = 0.152661: PPI++'s point,
+    kept as corrected_ppi. The printed point (session 30: post-stratified by the judge's code,
+    the centre of its interval): A's judge-1 part, 3 units of 21, humans 3 of 3 -> 3/21 x 1;
+    A's judge-0 part, 9 reviewed + 8 not = 17 units, humans 0 of 9 -> 0; B, 1 unit, 1 of 1 ->
+    1/21. Total 4/21 = 0.190476.
     (Before: 'too small to estimate: 1 stratum/strata of the cell have fewer than 2 reviewed'.)
     """
     y = [1.0] * 3 + [0.0] * 9
@@ -390,7 +404,8 @@ def test_a_stratum_reviewed_in_full_is_a_census_however_small() -> None:
         ]
     )
     assert est.human.estimate == pytest.approx(6 / 21)
-    assert est.corrected.estimate == pytest.approx(0.1526611, abs=1e-6)
+    assert est.corrected_ppi == pytest.approx(0.1526611, abs=1e-6)
+    assert est.corrected.estimate == pytest.approx(4 / 21)
     assert est.corrected.ci_low <= est.corrected.estimate <= est.corrected.ci_high
     # a 1-unit stratum with unreviewed units left is still refused
     with pytest.raises(StatisticsError, match="fewer than 2"):

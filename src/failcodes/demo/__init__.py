@@ -76,7 +76,7 @@ STEPS: list[DemoStep] = [
     ),
     DemoStep(
         "review-loop",
-        "review plan -> SIMULATED reviewer from SciFact gold -> corrected (PPI++) shares",
+        "review plan -> SIMULATED reviewer from SciFact gold -> corrected shares",
         review_loop_step,
     ),
     DemoStep("compare", "Cochran's Q, McNemar and F1/recall tests between systems", compare_step),

@@ -1,4 +1,4 @@
-"""Tables 8-9 corrected with the human review: judge-only, human-only and PPI++ shares per cell.
+"""Tables 8-9 corrected by human review: judge-only, human-only and corrected shares per cell.
 
 Input: the coded table the plan was drawn from (one row per trace x passage, or per trace),
 the :class:`~failcodes.reviewplan.ReviewPlan`, and the human annotations pulled for it. Every
@@ -38,18 +38,22 @@ from failcodes.reviewplan import FLAG_COLUMN, GROUP_COLUMN, ReviewPlan
 from failcodes.stats.ppi import MIN_REVIEWED, ShareEstimates, Stratum, share_estimates
 
 METHOD_NOTE = (
-    "Corrected shares: prediction-powered inference with power tuning (PPI++; Angelopoulos "
-    "et al., Science 2023; Angelopoulos, Duchi & Zrnic 2023) combines the judge's codes on "
-    "every unit with the human codes on the plan's random estimation sample (stratified "
-    "weights when the plan is stratified). Judge-only: the judge's share with no correction "
-    "(biased whenever the judge is). Human-only: the reviewed units' share (Clopper-Pearson's "
-    "exact interval; over strata, MOVER); with a plan stratified by the judge's code it is a "
-    "judge-stratified human estimate (weights from the judge's codes) and says so. Corrected: "
-    "the PPI++ estimate of the share in the population the judged units are a sample of (as "
-    "in PPI), not of the units counted here: it takes the judge's codes of the units nobody "
-    "reviewed plus the reviewed units' human-minus-judge difference, so it can lie where no "
-    "count of these units could (100.0 beside a reviewed unit without the code); its 95% "
-    "interval splits each stratum by the judge's code and "
+    "Corrected shares: prediction-powered inference (Angelopoulos et al., Science 2023) "
+    "combines the judge's codes on every unit with the human codes on the plan's random "
+    "estimation sample (stratified weights when the plan is stratified). Judge-only: the "
+    "judge's share with no correction (biased whenever the judge is). Human-only: the reviewed "
+    "units' share (Clopper-Pearson's exact interval; over strata, MOVER); with a plan "
+    "stratified by the judge's code it is a judge-stratified human estimate (weights from the "
+    "judge's codes) and says so. Corrected: within each stratum the units are split by the "
+    "judge's code, and each part's share of the units (known: the judge coded every unit) "
+    "weights the human share of its reviewed units (post-stratification; a part with no "
+    "reviewed unit takes its stratum's human share): the point its interval is built around, "
+    "an estimate of the share in the population the judged units are a sample of (as in PPI), "
+    "not a count of the units here. lambda: the weight PPI++ (Angelopoulos, Duchi & Zrnic "
+    "2023) gives the judge; PPI++'s point, tuned on the same reviewed units (ppi_py's number; "
+    "corrected_ppi in the report's JSON), is not printed: it is biased low where the judge is "
+    "accurate (-0.7 points on a 5% share at 50 reviewed units and judge accuracy 0.95; "
+    "bench/bench_s29_ppi_seed.py). The 95% interval "
     "combines the human shares' Clopper-Pearson intervals of the parts by MOVER (Zou & Donner "
     "2008), its bound toward the nearer end of 0-100% no tighter than a Beta fitted to the "
     "parts' exact bounds (as Fay & Feuer 1997 for rates), so it needs no disagreements in the "
@@ -339,18 +343,18 @@ def _narrow_note(row: Mapping[str, Any]) -> str:
 NO_JUDGE_CODE = "no judge code"
 
 ATTRIBUTION_NOTE = (
-    "Corrected attribution: each disagreement's stage is attributed again from the reviewer's "
-    "codes by the same rule (a passage all-high on every assessed dimension -> verification; "
-    "none -> retrieval, or evidence when it was given with the item), where every passage its "
-    "stage rests on is in the plan's estimation sample and reviewed. Judge-only: the shares "
-    "from the judge's codes (Figure 1's counts; over the items kept where a row leaves some "
-    "out). Human-only: the shares among the reviewed "
-    "items. Corrected: PPI++ over the items, stratified by how many of an item's passages fall "
-    "in each plan stratum (within such a group every item had the same chance to be fully "
-    "reviewed); items whose stage no judge code enters (closed-book, gold evidence) count as "
-    "reviewed. An item with several passages is fully reviewed only when all of them were "
-    "drawn: with a passage-level plan, groups of multi-passage items can hold too few reviewed "
-    "items to estimate (the note says so)."
+    "Corrected attribution: each disagreement's stage is attributed again from the reviewer's"
+    " codes by the same rule (a passage all-high on every assessed dimension -> verification;"
+    " none -> retrieval, or evidence when it was given with the item), where every passage "
+    "its stage rests on is in the plan's estimation sample and reviewed. Judge-only: the "
+    "shares from the judge's codes (Figure 1's counts; over the items kept where a row leaves"
+    " some out). Human-only: the shares among the reviewed items. Corrected: as in Tables 8-9"
+    " (post-stratified by the judge's code) over the items, stratified by how many of an "
+    "item's passages fall in each plan stratum (within such a group every item had the same "
+    "chance to be fully reviewed); items whose stage no judge code enters (closed-book, gold "
+    "evidence) count as reviewed. An item with several passages is fully reviewed only when "
+    "all of them were drawn: with a passage-level plan, groups of multi-passage items can "
+    "hold too few reviewed items to estimate (the note says so)."
 )
 
 
@@ -608,7 +612,7 @@ class CorrectedShare(FrozenModel):
     """One cell of a corrected Table 8 / 9, as numbers: the report's CSV row, typed.
 
     ``ReportResult.corrected`` holds one per cell of every plan's corrected table, so a
-    script reads the judge-only, human and PPI++ shares (0-1, with their intervals) without
+    script reads the judge-only, human and corrected shares (0-1, with their intervals) without
     parsing the table's ``"54.7 [24.6, 86.6]"`` cells.
     """
 

@@ -321,7 +321,7 @@ def corrected_shares(numbers: pd.DataFrame) -> Figure:
     ax.plot(100 * judge, y - 0.2, "x", color=OKABE_ITO[2], markersize=4, label="judge-only")
     for offset, (mid, lo, hi), colour, name in (
         (0.0, ("human", "human_low", "human_high"), OKABE_ITO[0], "human-only"),
-        (0.2, ("corrected", "low", "high"), OKABE_ITO[1], "corrected (PPI++)"),
+        (0.2, ("corrected", "low", "high"), OKABE_ITO[1], "corrected"),
     ):
         v = 100 * numbers[mid].to_numpy(dtype=float)
         low = 100 * numbers[lo].to_numpy(dtype=float)

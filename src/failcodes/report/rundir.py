@@ -1426,8 +1426,8 @@ def _corrected(
         # who reviewed: the demo's simulated reviewer read as a person's review, unnamed
         coders = sorted({reviews[u].coder for u in plan.estimation_ids() & reviews.keys()})
         caption = (
-            f"Corrected shares (%), plan {plan.name!r}: judge-only, {human} and PPI++ "
-            f"corrected ({ESTIMAND}) with 95% CIs per {by}, the human codes by "
+            f"Corrected shares (%), plan {plan.name!r}: judge-only, {human} and "
+            f"corrected ({CORRECTED_POINT}; {ESTIMAND}) with 95% CIs per {by}, the human codes by "
             f"{', '.join(coders)}; "
             f"{progress.estimation_reviewed} of "
             f"{progress.estimation_planned} sampled units reviewed"
@@ -1600,10 +1600,14 @@ def _outside_text(count: int) -> str:
     )
 
 
+#: In the captions of the corrected tables: the estimator of the printed point (PPI++'s, tuned
+#: on the same reviewed units, is biased low: docs/statistics.md), which the .md/.tex/.csv
+#: files carry without the section's method note.
+CORRECTED_POINT = "post-stratified by the judge's code"
+
 #: In the captions of the corrected tables, which their .md/.tex/.csv files carry without the
 #: section's method note: the interval is of the population share (as ppi-python's), and
-#: the point can lie where no count of the table's units could (corrected 100.0 beside a
-#: human-only 96.7 of the same units), unsaid in the table files.
+#: the point can lie where no count of the table's units could, unsaid in the table files.
 ESTIMAND = (
     "PPI's estimand and interval: the share in the population the units are a sample of, "
     "not a count of these units"
@@ -1613,7 +1617,7 @@ ESTIMAND = (
 def _corrected_attribution(
     plan: ReviewPlan, source: Path, items: Path, reviews: dict[str, Annotation], cb: Codebook
 ) -> tuple[str, pd.DataFrame, pd.DataFrame]:
-    """Figure 1 corrected: each item's stage from the reviewers' codes, PPI++ per system."""
+    """Figure 1 corrected: each item's stage from the reviewers' codes, corrected per system."""
     coded = read_frame(source)
     claim_units: dict[tuple[str, str], list[str]] = {}
     for system, claim, unit in zip(
@@ -1629,7 +1633,8 @@ def _corrected_attribution(
     reviewed = sum(p.human is not None and bool(p.units) for p in pairs)
     caption = (
         f"Attribution corrected by human review (%), plan {plan.name!r}: judge-only, human-only "
-        f"and PPI++ corrected ({ESTIMAND}) shares of each system's disagreements with 95% CIs; "
+        f"and corrected ({CORRECTED_POINT}; {ESTIMAND}) shares of each system's disagreements "
+        "with 95% CIs; "
         f"{reviewed} of {sum(bool(p.units) for p in pairs)} judge-coded items fully reviewed "
         f"(by {', '.join(coders) or 'nobody'})"
         + _judged_text(sum(reviews[u].judge_shown for u in flags), len(flags))

@@ -434,6 +434,26 @@ def corrected_interval(
     return np.minimum(low, est), np.maximum(high, est)
 
 
+def post_stratified(m: Moments, axis: int = -1) -> FloatArray:
+    """The corrected share as reported: ``sum_c W_c a_c`` over :func:`judge_cells`' parts.
+
+    ``W_c`` is a part's share of all units (reviewed or not; the judge coded every unit, so it
+    is known), ``a_c`` the human share of its reviewed units: the centre :func:`mover_share`
+    builds :func:`corrected_interval` around, and unbiased given its parts' reviews, where
+    PPI++'s point (lam tuned on the same reviewed units, ``ppi_py``'s number) is biased low
+    by O(1/n): -0.008 on a 0.05 share at 50 reviewed units and judge accuracy 0.95
+    (``bench/bench_s29_ppi_seed.py`` part 3, docs/statistics.md). A part with no reviewed unit
+    (all reviewed units of a stratum got one judge code) takes its stratum's human share, as
+    PPI++ does there (its lam is 0: the reviewed judge codes do not vary); its interval
+    ([0, 1] for that part) holds the point either way.
+    """
+    n, x, units = judge_cells(m, axis)
+    stratum = _safe_div(m.sum_y, m.n)
+    share = np.where(n > 0, _safe_div(x, n), np.concatenate([stratum, stratum], axis=axis))
+    w = _safe_div(units, units.sum(axis=axis, keepdims=True))
+    return np.asarray((w * share).sum(axis=axis), dtype=np.float64)
+
+
 def effective_n(
     n: npt.ArrayLike, x: npt.ArrayLike, low: npt.ArrayLike, high: npt.ArrayLike, confidence: float
 ) -> FloatArray:
@@ -668,8 +688,24 @@ class ShareEstimates(FrozenModel):
         description="Human share from the reviewed units, weighted by the plan's strata "
         "(judge-stratified when the strata are the judge's codes: see effective_n_human)."
     )
-    corrected: ShareInterval = Field(description="Prediction-powered (PPI++) share.")
-    lam: float = Field(description="Weight given to the judge (unit-weighted over strata).")
+    corrected: ShareInterval = Field(
+        description="Corrected share: the judge's codes of every unit with the human codes of "
+        "the reviewed ones. estimate: post-stratified by the judge's code (post_stratified: "
+        "within each stratum, the share of units the judge coded 1 and 0 times the human "
+        "share of each part's reviewed units), the centre its interval is built around and "
+        "unbiased where PPI++'s point is biased low (corrected_ppi); with lam given, that "
+        "PPI's point. se: PPI++'s plug-in standard error (ppi_py's)."
+    )
+    corrected_ppi: float = Field(
+        description="PPI++'s point estimate (lam tuned on the reviewed units, combined over "
+        "strata, clipped to [0, 1]): ppi_py's number (ppi_mean_pointestimate for one "
+        "stratum), biased low by O(1/n) where the judge is accurate "
+        "(bench/bench_s29_ppi_seed.py part 3); kept to compare with ppi_py."
+    )
+    lam: float = Field(
+        description="PPI++'s weight on the judge (unit-weighted over strata), behind "
+        "corrected_ppi and the standard error."
+    )
     effective_n: float = Field(
         description="Reviewed units a simple random sample would need, human codes alone, for "
         "the corrected interval's width: the judge's whole contribution."
@@ -695,12 +731,14 @@ def _wald(est: Estimates, z: float) -> ShareInterval:
     )
 
 
-def _exact(est: Estimates, bounds: tuple[FloatArray, FloatArray]) -> ShareInterval:
+def _exact(
+    est: Estimates, bounds: tuple[FloatArray, FloatArray], point: FloatArray | None = None
+) -> ShareInterval:
     # a share lies in [0, 1]: PPI's estimate need not (judge 1 on 3 of 10 reviewed, 9 of 90
     # not; humans 1 of the 3: lam 0.59, -0.018 beside its interval [0, 0.408]), and the clipped
     # one is nearer every share the cell can have (corrected_interval holds it already)
     return ShareInterval(
-        estimate=float(np.clip(est.estimate, 0.0, 1.0)),
+        estimate=float(np.clip(est.estimate if point is None else point, 0.0, 1.0)),
         se=float(np.sqrt(est.variance)),
         ci_low=float(bounds[0]),
         ci_high=float(bounds[1]),
@@ -713,10 +751,12 @@ def share_estimates(
 ) -> ShareEstimates:
     """Judge-only, human-only and corrected shares of one cell from its plan strata.
 
-    Codes are 0/1. Point estimates and standard errors are PPI++'s (``ppi_py``'s numbers,
-    combined over strata); the judge-only interval is Wald's; the human interval is
-    :func:`human_interval`'s and the corrected one :func:`corrected_interval`'s (Clopper-Pearson
-    per part, combined by MOVER). ``bench/bench_ppi_coverage.py`` measures their coverage
+    Codes are 0/1. The corrected point is :func:`post_stratified`'s (the centre of its
+    interval; PPI++'s, ``ppi_py``'s number combined over strata, is ``corrected_ppi``; with
+    ``lam`` given, the point is that PPI's); standard errors are PPI++'s; the judge-only
+    interval is Wald's; the human interval is :func:`human_interval`'s and the corrected one
+    :func:`corrected_interval`'s (Clopper-Pearson per part, combined by MOVER), which holds
+    both points. ``bench/bench_ppi_coverage.py`` measures their coverage
     (docs/review.md). Where a stratum's reviewed rows repeat units (``Stratum.clusters``), each
     part counts its effective reviewed units (:func:`kish_scale`), not its rows.
 
@@ -771,13 +811,21 @@ def share_estimates(
     ]
     human_bounds = human_interval(stacked, confidence, axis=0, scale=scale_h)
     corrected_bounds = corrected_interval(stacked, per_corrected, confidence, 0, scale_c)
+    # the printed point is the centre the interval is built around (PPI++'s, tuned on the same
+    # units, read 0.042 for a 0.05 share on average at n 50, judge accuracy 0.95)
+    point = post_stratified(stacked, axis=0) if lam is None else corrected.estimate
+    corrected_bounds = (
+        np.minimum(corrected_bounds[0], point),
+        np.maximum(corrected_bounds[1], point),
+    )
     x_all = float(stacked.sum_y.sum())
     return ShareEstimates(
         n_units=int(weights.sum()),
         n_reviewed=n_reviewed,
         judge=_wald(combine_strata(judge_only(stacked), weights, axis=0), z_value(confidence)),
         human=_exact(human, human_bounds),
-        corrected=_exact(corrected, corrected_bounds),
+        corrected=_exact(corrected, corrected_bounds, point),
+        corrected_ppi=float(np.clip(corrected.estimate, 0.0, 1.0)),
         lam=float(corrected.lam),
         effective_n=float(effective_n(n_reviewed, x_all, *corrected_bounds, confidence)),
         effective_n_human=float(effective_n(n_reviewed, x_all, *human_bounds, confidence)),

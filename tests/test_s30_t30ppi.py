@@ -1,0 +1,81 @@
+"""Session 30 (t30ppi): the corrected share prints the point its interval is built around.
+
+Before: share_estimates' corrected.estimate was PPI++'s point (lam tuned on the same reviewed
+units, ppi_py's number), biased low by O(1/n) where the judge is accurate (-0.007 on a 0.05
+share at 50 reviewed units, judge accuracy 0.95: bench/bench_s29_ppi_seed.py part 3), while
+its interval was built around the post-stratified estimate (per judge-code part, unbiased
+at the same sd): the printed point was not the centre of its own interval. Now the point is
+the post-stratified one; PPI++'s stays beside it as ``corrected_ppi`` (issue 30).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import ppi_py
+import pytest
+
+from failcodes.stats.ppi import Stratum, ppi_mean, share_estimates
+
+
+def test_the_corrected_point_is_post_stratified_and_inside_its_interval() -> None:
+    """20 reviewed units: the judge coded 1 on 4 (the human agreed on 3), 0 on 16 (the human
+    coded 1 on 1 of them); 80 unreviewed, the judge coded 1 on 6.
+
+    By hand, post-stratified by the judge's code: the judge-1 part holds 4 + 6 = 10 of the 100
+    units, human share 3/4; the judge-0 part 16 + 74 = 90 units, human share 1/16:
+    0.10 x 0.75 + 0.90 x 0.0625 = 0.075 + 0.05625 = 0.13125.
+    PPI++ (Angelopoulos, Duchi & Zrnic 2023): mean y = mean yhat = 0.2, E[y yhat] = 0.15, cov
+    0.11; the judge's codes over all 100 units (10 ones) vary by (10 - 1) / 99 = 0.090909; lam
+    = 0.11 / ((1 + 20/80) x 0.090909) = 0.968; point = 0.968 x 6/80 + 0.2 - 0.968 x 0.2 =
+    0.0726 + 0.0064 = 0.079 (ppi_py's ppi_mean_pointestimate gives the same)."""
+    y = [1.0, 1.0, 1.0, 0.0] + [1.0] + [0.0] * 15
+    yhat = [1.0] * 4 + [0.0] * 16
+    rest = [1.0] * 6 + [0.0] * 74
+    got = share_estimates([Stratum(y, yhat, rest)])
+    assert got.corrected.estimate == pytest.approx(0.13125, abs=1e-12)
+    assert got.lam == pytest.approx(0.968, abs=1e-12)
+    assert got.corrected_ppi == pytest.approx(0.079, abs=1e-12)
+    reference = np.ravel(ppi_py.ppi_mean_pointestimate(np.array(y), np.array(yhat), np.array(rest)))
+    assert got.corrected_ppi == pytest.approx(float(reference[0]), rel=1e-12)
+    # the printed point lies inside its printed interval (and so does PPI++'s)
+    assert got.corrected.ci_low <= got.corrected.estimate <= got.corrected.ci_high
+    assert got.corrected.ci_low <= got.corrected_ppi <= got.corrected.ci_high
+    # the library's ppi_mean stays ppi_py's number
+    assert ppi_mean(y, yhat, rest).estimate == pytest.approx(0.079, abs=1e-12)
+
+
+def test_a_part_with_no_reviewed_unit_takes_its_strata_human_share() -> None:
+    """10 reviewed units, all coded 0 by the judge, the human coded 1 on 2 of them; 90
+    unreviewed, the judge coded 1 on 10. No reviewed unit tells the human share of the
+    judge-1 part (10 units): it takes the stratum's human share, 2/10, as PPI++ does (its lam
+    is 0: the reviewed judge codes do not vary). By hand: 0.10 x 0.2 + 0.90 x 0.2 = 0.2 (the
+    interval's centre puts 1/2 there, its interval [0, 1]: 0.10 x 0.5 + 0.90 x 0.2 = 0.23;
+    the point still lies inside the interval)."""
+    y = [1.0, 1.0] + [0.0] * 8
+    got = share_estimates([Stratum(y, [0.0] * 10, [1.0] * 10 + [0.0] * 80)])
+    assert got.corrected.estimate == pytest.approx(0.2)
+    assert got.corrected_ppi == pytest.approx(0.2)
+    assert got.lam == 0.0
+    assert got.corrected.ci_low <= 0.2 <= got.corrected.ci_high
+
+
+def test_two_strata_weigh_each_part_by_its_units() -> None:
+    """Stratum A: 40 units; 10 reviewed, the judge coded 1 on 5 (the human agreed on 4) and 0
+    on 5 (the human coded 1 on none); of the 30 unreviewed the judge coded 1 on 5. Stratum B:
+    60 units; 12 reviewed, judge 1 on 2 (human 2 of 2), judge 0 on 10 (human 1 of 10); 48
+    unreviewed, judge 1 on 8.
+
+    By hand: A's judge-1 part 10 units x 4/5 = 8, judge-0 part 30 x 0 = 0; B's judge-1 part
+    10 units x 2/2 = 10, judge-0 part 50 x 1/10 = 5; (8 + 0 + 10 + 5) / 100 = 0.23.
+    PPI++ per stratum (lam as ppi_py tunes it): A: mean y 0.4, mean yhat 0.5, E[y yhat] 0.4,
+    cov 0.2; the judge's codes over A's 40 units (10 ones) vary by (10 - 2.5) / 39 = 0.19231;
+    lam = 0.2 / ((1 + 10/30) x 0.19231) = 0.78; theta_A = 0.78 x 5/30 + 0.4 - 0.78 x 0.5 =
+    0.14; B: mean y 0.25, mean yhat 1/6, E[y yhat] 1/6, cov 1/6 - 1/24 = 0.125; (10 - 100/60)
+    / 59 = 0.141243; lam = 0.125 / ((1 + 12/48) x 0.141243) = 0.708; theta_B = 0.708 x 8/48 +
+    0.25 - 0.708 x 1/6 = 0.25. Combined 0.4 x 0.14 + 0.6 x 0.25 = 0.206."""
+    a = Stratum([1.0] * 4 + [0.0] * 6, [1.0] * 5 + [0.0] * 5, [1.0] * 5 + [0.0] * 25)
+    b = Stratum([1.0, 1.0, 1.0] + [0.0] * 9, [1.0, 1.0] + [0.0] * 10, [1.0] * 8 + [0.0] * 40)
+    got = share_estimates([a, b])
+    assert got.corrected.estimate == pytest.approx(0.23)
+    assert got.corrected_ppi == pytest.approx(0.206)
+    assert got.corrected.ci_low <= 0.23 <= got.corrected.ci_high
