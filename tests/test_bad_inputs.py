@@ -6407,6 +6407,15 @@ T30ATT_CASES: list[Case] = [
         "as CSV UTF-8)",
     ),
     Case(
+        # pandas' to_json(orient='table'): "no verdict (this row's columns: schema, data)"
+        "ingest/pandas-json-orient-table",
+        ("ingest", "generic", "{d}/t.json", "-o", "{d}/o.jsonl", "--system", "A"),
+        _write({"t.json": '{"schema": {"fields": []}, "data": [{"claim": "a"}]}'}),
+        line="failcodes: error: {d}/t.json:1: a table as pandas' DataFrame.to_json writes it "
+        "with orient='table' (not a row per object): write the rows with df.to_json(PATH, "
+        "orient='records'), or a .jsonl file with df.to_json(PATH, orient='records', lines=True)",
+    ),
+    Case(
         # Excel's 'sep=,' line above the header: "unknown column 'sep='"
         "metrics/labels-excel-sep-line",
         ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),

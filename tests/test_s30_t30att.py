@@ -159,3 +159,24 @@ def test_another_spreadsheet_format_is_named(
         "Excel Workbook, .xlsx, which `failcodes ingest generic` and `generic-labels` read, or "
         "as CSV UTF-8)"
     )
+
+
+def test_pandas_table_orient_json_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # DataFrame.to_json(orient='table') was read as one record: "no verdict (this row's
+    # columns: schema, data)", as if the verdict column were missing
+    import pandas as pd
+
+    table = tmp_path / "t.json"
+    frame = pd.DataFrame({"question_id": ["q1"], "claim": ["a"], "verdict": ["supported"]})
+    frame.to_json(table, orient="table")
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(tmp_path / "o.jsonl"), "--system", "A"], capsys
+    )
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {table}:1: a table as pandas' DataFrame.to_json writes it with "
+        "orient='table' (not a row per object): write the rows with df.to_json(PATH, "
+        "orient='records'), or a .jsonl file with df.to_json(PATH, orient='records', lines=True)"
+    )

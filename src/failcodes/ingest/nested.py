@@ -178,13 +178,17 @@ def _pandas_orient(doc: dict[str, Any]) -> str | None:
 
     ``split``: ``{"columns": [...], "index": [...], "data": [[...]]}``; ``columns`` (the
     default): each column an object keyed by the row index, ``{"verdict": {"0": ...}}``;
-    ``index``: each row an object keyed by its index, ``{"0": {"verdict": ...}}``. Read as one
-    record, each was refused with a way that cannot read it (flatten, or --option rows).
+    ``index``: each row an object keyed by its index, ``{"0": {"verdict": ...}}``; ``table``:
+    ``{"schema": {...}, "data": [...]}``. Read as one record, each was refused with a way that
+    cannot read it (flatten, or --option rows; ``table``: "no verdict (this row's columns:
+    schema, data)").
     """
     if set(doc) in ({"columns", "index", "data"}, {"columns", "data"}) and isinstance(
         doc.get("data"), list
     ):
         return "split"
+    if set(doc) == {"schema", "data"} and isinstance(doc.get("data"), list):
+        return "table"  # {"schema": {"fields": ...}, "data": [{...}, ...]}
     inner = [v for v in doc.values() if isinstance(v, dict)]
     if not doc or len(inner) != len(doc) or any(set(v) != set(inner[0]) for v in inner):
         return None
