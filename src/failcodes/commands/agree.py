@@ -278,18 +278,23 @@ def _consensus_column(table: Any) -> str:
     value rule leaves a column out from four columns on). Beside three raters on 30 units the
     value rule, shared by the columns, had too few rows: ``decision``, their majority on 30 of
     30 rows, read Fleiss 0.488 for the raters' 0.317; from four columns each is tested at
-    :data:`MAX_P` alone (equal raters are so named in 4% of tables or fewer). A much better
-    rater than the others reads so too: said, not left out.
+    :data:`MAX_P` alone (equal raters are so named in 4% of tables or fewer), or, never
+    departing, at :data:`SAID_EXACT_P` (``R_all``, the majority of three raters each the lone
+    dissenter on 3 of 30 units, p 0.042, read Fleiss 0.696 for their 0.595 with no word). A
+    much better rater than the others reads so too: said, not left out.
     """
     import numpy as np  # loaded already: the table is numpy's
 
-    from failcodes.stats.summaries import MAX_P, value_summaries
+    from failcodes.stats.summaries import MAX_P, SAID_EXACT_P, value_summaries
 
     if len(table.raters) < 3:
         return ""
     rows = [[f"{v:g}" if np.isfinite(v) else None for v in row] for row in table.values]
     level = None if len(table.raters) == 3 else MAX_P
-    found = value_summaries(rows, list(table.raters), min_columns=3, max_p=level).summaries
+    exact = 0.0 if len(table.raters) == 3 else SAID_EXACT_P  # never departing: p < 0.05
+    found = value_summaries(
+        rows, list(table.raters), min_columns=3, max_p=level, exact_p=exact
+    ).summaries
     return "".join(
         f"; {s.column} {s.reason.split(': a majority')[0]}: a consensus of "
         f"{', '.join(rest[:-1])} and {rest[-1]}? read here as a rater (--raters "

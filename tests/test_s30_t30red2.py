@@ -1,0 +1,57 @@
+"""Session 30, helper t30red2: agree / compare and the Python API on shapes the tests did not
+use (a majority column under a name with no consensus word, ...).
+
+Each test names what main gave and the value worked by hand (or by an independent package)
+beside the assertion.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.cli_helpers import run_cli
+
+#: Three raters of 30 units (a/b) and their row-wise majority under a name with no consensus
+#: word. 21 unanimous units (12 a, 9 b); on 9 units one rater dissents (each rater 3 times).
+THREE = [("a", "a", "a")] * 12 + [("b", "b", "b")] * 9
+THREE += [("b", "a", "a"), ("a", "b", "a"), ("a", "a", "b"), ("b", "a", "a"), ("a", "b", "a")]
+THREE += [("a", "b", "b"), ("b", "a", "b"), ("b", "b", "a"), ("a", "b", "b")]
+
+
+@pytest.mark.parametrize("name", ["R_all", "y", "adj"])
+def test_a_majority_column_named_like_nothing_is_said_on_the_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """Before: the majority column, never departing from the others' majority on its 30
+    rows while each rater is the lone dissenter on 3 of 30 (the others' rate 9/90 = 10%),
+    was read as a fourth rater with no word: a rater as often right would never dissent with
+    probability 0.9^30 = 0.042, above the 0.01 the first line's test used. Now said on the
+    first line (never departing, p < 0.05), still read as a rater (said, not left out)."""
+    frame = pd.DataFrame(THREE, columns=["r1", "r2", "r3"])
+    frame.insert(0, "unit", range(1, 31))
+    frame[name] = [Counter(r).most_common(1)[0][0] for r in THREE]
+    path = tmp_path / "ratings.csv"
+    frame.to_csv(path, index=False)
+    args = ["agree", str(path), "--stat", "fleiss", "--bootstrap", "0"]
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0
+    first = out.splitlines()[0]
+    assert (
+        f"{name} equals the row-wise majority of the other columns on 30 of 30 rows (the other "
+        "columns equal theirs on 90%): a consensus of r1, r2 and r3? read here as a rater "
+        "(--raters r1,r2,r3 leaves it out)"
+    ) in first
+    # Fleiss by hand, n = 4: P_i = 1 on 21 units, (9 + 1 - 4) / 12 = 0.5 on 9, mean 0.85;
+    # p_a = (48 + 15 + 4) / 120 = 67/120, P_e = (67^2 + 53^2) / 120^2 = 7298/14400;
+    # kappa = (0.85 - 0.506806) / 0.493194 = 0.695860 (statsmodels fleiss_kappa: 0.6958603)
+    code, out, _ = run_cli([*args, "--format", "json"], capsys)
+    assert json.loads(out)[0]["value"] == pytest.approx(0.6958603, abs=1e-6)
+    # the way the line names: the three raters, by hand (n = 3): P_i = 1 or 1/3, mean 0.8;
+    # p_a = 50/90, P_e = 41/81; kappa = (0.8 - 41/81) / (40/81) = 23.8/40 = 0.595
+    code, out, _ = run_cli([*args, "--raters", "r1,r2,r3", "--format", "json"], capsys)
+    assert json.loads(out)[0]["value"] == pytest.approx(0.595)
