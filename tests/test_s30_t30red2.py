@@ -55,3 +55,52 @@ def test_a_majority_column_named_like_nothing_is_said_on_the_first_line(
     # p_a = 50/90, P_e = 41/81; kappa = (0.8 - 41/81) / (40/81) = 23.8/40 = 0.595
     code, out, _ = run_cli([*args, "--raters", "r1,r2,r3", "--format", "json"], capsys)
     assert json.loads(out)[0]["value"] == pytest.approx(0.595)
+
+
+def test_a_record_holding_every_systems_answer_is_read_a_row_per_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: a JSONL line {id, claim, has_error, systems: {A: {verdict}, B: {verdict}}}
+    was refused asking for a verdict column, and --option rows=systems.* was refused (a rows
+    path had to end in a list): no way through but a script. Now the refusal names the
+    options and rows=systems.* reads each key's object as a row of that system."""
+    answers = [  # id, has_error, A's verdict, B's verdict
+        ("q1", True, "refuted", "supported"),
+        ("q2", False, "supported", "supported"),
+        ("q3", True, "supported", "refuted"),
+        ("q4", False, "supported", "refuted"),
+        ("q5", True, "refuted", "refuted"),
+        ("q6", False, "supported", "supported"),
+    ]
+    src = tmp_path / "nested.jsonl"
+    src.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": q,
+                    "claim": f"claim {q}",
+                    "has_error": e,
+                    "systems": {"A": {"verdict": a}, "B": {"verdict": b}},
+                }
+            )
+            + "\n"
+            for q, e, a, b in answers
+        )
+    )
+    traces, labels = tmp_path / "traces.jsonl", tmp_path / "labels.jsonl"
+    code, _, err = run_cli(["ingest", "generic", str(src), "--out", str(traces)], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "--option 'rows=systems.*' --map 'systems.*=system'" in err
+    args = ["ingest", "generic", str(src), "--option", "rows=systems.*"]
+    args += ["--map", "systems.*=system", "--map", "id=sentence_id", "--out", str(traces)]
+    args += ["--label-rule", "has_error = true -> error", "--labels-out", str(labels)]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    args = ["metrics", "--traces", str(traces), "--labels", str(labels), "--bootstrap", "0"]
+    code, out, err = run_cli([*args, "--format", "json"], capsys)
+    assert code == 0, err
+    rows = {r["system"]: r for r in json.loads(out)}
+    # by hand, refuted = error flagged: A flags q1, q5 (errors: TP 2), misses q3 (FN 1),
+    # passes q2, q4, q6 (TN 3); B flags q3, q5 (TP 2) and q4 (FP 1), misses q1 (FN 1), TN 2
+    got = {s: tuple(rows[s][k] for k in ("tp", "fp", "fn", "tn")) for s in rows}
+    assert got == {"A": (2, 0, 1, 3), "B": (2, 1, 1, 2)}

@@ -37,6 +37,9 @@ class RowsPath:
 
     text: str
     levels: tuple[tuple[str, ...], ...]
+    #: the path ends in ``*`` (``rows=systems.*``): each key's object is a row (a record
+    #: holding every system's answer, ``{"systems": {"A": {"verdict": ...}, ...}}``)
+    objects: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -47,8 +50,10 @@ class RowsPath:
 
 
 def parse_rows_path(text: str) -> RowsPath:
-    """Parse ``--option rows=`` (``a.b[].c[]``); malformed is a :class:`ConfigError`."""
-    parts = text.split("[].") if text.endswith("[]") else []
+    """Parse ``--option rows=`` (``a.b[].c[]``, ``systems.*``); malformed is a ConfigError."""
+    objects = text.endswith(EVERY_KEY)  # `systems.*`: a row per key, no list at the end
+    body = text + "[]" if objects else text
+    parts = body.split("[].") if body.endswith("[]") else []
     if parts:
         parts[-1] = parts[-1].removesuffix("[]")
     levels = tuple(tuple(p.split(".")) for p in parts)
@@ -56,9 +61,10 @@ def parse_rows_path(text: str) -> RowsPath:
         raise ConfigError(
             f"--option rows={text!r}: expected the keys down to each list of rows, every list "
             "marked with [] and the path ending in one, * for every key of an object, e.g. "
-            "rows=sentences[].claims[] or rows=answers.*.claims[]"
+            "rows=sentences[].claims[] or rows=answers.*.claims[] (or ending in * for an "
+            "object per key, e.g. rows=systems.*)"
         )
-    return RowsPath(text, levels)
+    return RowsPath(text, levels, objects)
 
 
 def _flatten(prefix: str, value: Mapping[str, Any], out: dict[str, Any]) -> None:
@@ -132,8 +138,21 @@ def explode(record: Mapping[str, Any], rows: RowsPath, wanted_index: frozenset[s
         here = f"{name}.{key}" if name else key
         down(node.get(key), depth, i + 1, here, sibling, _step(where, key))
 
+    def leaf_row(element: Any, values: dict[str, Any], list_name: str, row_path: str) -> None:
+        leaf: dict[str, Any] = {}
+        if isinstance(element, dict):
+            _flatten("", element, leaf)
+        else:
+            leaf[list_name] = element
+        for key, value in leaf.items():
+            values[f"{list_name}.{key}" if key in values else key] = value
+        out.append((row_path, values))
+
     def rows_of_list(node: Any, depth: int, own: dict[str, Any], here: str) -> None:
         nonlocal empty
+        if rows.objects and depth == len(rows.levels) - 1:  # `systems.*`: this key's object
+            leaf_row(node, dict(own), names[depth], here)
+            return
         if node is None or node == []:
             empty += 1
             if depth == len(rows.levels) - 1:
@@ -160,14 +179,7 @@ def explode(record: Mapping[str, Any], rows: RowsPath, wanted_index: frozenset[s
                     )
                 down(element, depth + 1, 0, list_name, values, row_path)
                 continue
-            leaf: dict[str, Any] = {}
-            if isinstance(element, dict):
-                _flatten("", element, leaf)
-            else:
-                leaf[list_name] = element
-            for key, value in leaf.items():
-                values[f"{list_name}.{key}" if key in values else key] = value
-            out.append((row_path, values))
+            leaf_row(element, values, list_name, row_path)
 
     down(record, 0, 0, "", {}, "")
     return Exploded(out, empty, hollow)

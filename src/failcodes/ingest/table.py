@@ -2020,6 +2020,19 @@ def _no_verdict_reason(raw: Mapping[str, Any], spec: TableSpec, seen: set[str]) 
             "'rows=*[]' --map '*=system' for the records listed under each system's name "
             "(docs/trace-format.md, nested output)"
         )
+    keyed = [  # {"systems": {"A": {"verdict": ...}, "B": {...}}}: each system's answer
+        k
+        for k, v in raw.items()
+        if isinstance(v, dict) and v and all(isinstance(x, dict) for x in v.values())
+    ]
+    if spec.rows is None and keyed and _PLAIN_KEY.fullmatch(keyed[0]):
+        k = keyed[0]
+        return (
+            f"no verdict (this row's column {k} holds an object per key "
+            f"({clip(', '.join(raw[k]), 60)}): each system's answer nested under its name?); "
+            f"--option 'rows={k}.*' --map '{k}.*=system' reads a row per key "
+            "(docs/trace-format.md, nested output)"
+        )
     return (
         f"no verdict (this row's columns: {columns}): name the verdict's column with --map "
         f"COLUMN=verdict; if the verifier failed on this claim, {failed}"
