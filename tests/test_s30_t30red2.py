@@ -104,3 +104,26 @@ def test_a_record_holding_every_systems_answer_is_read_a_row_per_key(
     # passes q2, q4, q6 (TN 3); B flags q3, q5 (TP 2) and q4 (FP 1), misses q1 (FN 1), TN 2
     got = {s: tuple(rows[s][k] for k in ("tp", "fp", "fn", "tn")) for s in rows}
     assert got == {"A": (2, 0, 1, 3), "B": (2, 1, 1, 2)}
+
+
+def test_compare_reads_a_column_named_y_as_the_truth_not_a_third_system(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before (t30red's find): compare FILE with columns id, sysA, sysB, y (scikit-learn's
+    name for the truth) read y as a third system: Cochran's Q over sysA, sysB, y and McNemar
+    pairs 'sysA vs y', exit 0. Now refused asking for --truth y, as 'gold' or 'y_true' is."""
+    path = tmp_path / "outcomes.csv"
+    rows = ["1,1,1,1", "2,0,1,1", "3,1,0,0", "4,0,0,0", "5,1,1,0", "6,1,0,1", "7,0,0,1"]
+    path.write_text("id,sysA,sysB,y\n" + "\n".join([*rows, "8,1,1,1"]) + "\n")
+    code, _, err = run_cli(["compare", str(path)], capsys)
+    assert code == 2 and "give the reference with --truth y" in err
+    code, out, err = run_cli(["compare", str(path), "--truth", "y", "--format", "json"], capsys)
+    assert code == 0, err
+    f1 = next(r for r in json.loads(out)["tests"] if r["test"] == "permutation_f1")
+    # by hand against y: sysA TP 3 (units 1, 6, 8), FP 2 (3, 5), FN 2 (2, 7): F1 6/10;
+    # sysB TP 3 (1, 2, 8), FP 1 (5), FN 2 (6, 7): F1 6/9; difference 0.6 - 0.6667 = -1/15
+    assert f1["statistic"] == pytest.approx(-1 / 15)
+    # one-letter systems X, Y, Z: Y stays a system
+    (tmp_path / "xyz.csv").write_text(path.read_text().replace("sysA,sysB,y", "X,Y,Z"))
+    code, out, _ = run_cli(["compare", str(tmp_path / "xyz.csv")], capsys)
+    assert code == 0 and out.startswith("Assumed: systems (3): X, Y, Z;")

@@ -759,7 +759,7 @@ def _refuse_reference_columns(names: list[str], file: Path) -> None:
     1.0), exit 0; unless every column is one flag named by its system (``has_error_gpt``,
     ``has_error_claude``: the systems' error flags).
     """
-    from failcodes.stats.summaries import name_words, rater_word, reference_reason
+    from failcodes.stats.summaries import name_words, rater_word, reference_reason, truth_named
 
     # every column one flag named by its system (has_error_gpt, has_error_claude; is_gpt_wrong):
     # the systems' own error flags, not a property kept beside them (refused, nothing was left
@@ -783,7 +783,7 @@ def _refuse_reference_columns(names: list[str], file: Path) -> None:
                 line=1,
                 field=name,
             )
-        why, rater = reference_reason(name), rater_word(name)
+        why, rater = reference_reason(name) or truth_named(name, names), rater_word(name)
         if why is None and rater is not None:
             raise InputError(
                 f"column {name!r} is named like a clinician or rater (holds {rater!r}), not a "

@@ -84,6 +84,25 @@ class MajorityFit:
 #: column beside two systems is the reference, not a third system.
 REFERENCE_NAMES = frozenset({"has_error", "label", "labels", "clinician"})
 
+#: Whole column names of the truth in scikit-learn's and data sets' words (``y`` beside
+#: ``sysA``, ``sysB``: a third system of Cochran's Q and McNemar pairs "sysA vs y" before),
+#: read as the reference in ``compare FILE`` only (``y`` not where every column is one letter,
+#: systems ``X``, ``Y``, ``Z``; :func:`truth_named`).
+ML_TRUTH_NAMES = frozenset(
+    """
+    y y_test ytrue y_label y_gt y_truth true actual actual_label expected expected_label
+    correct_label correct_answer answer_key labels_true true_labels gold_labels
+    """.split()  # noqa: SIM905
+)
+
+
+def truth_named(name: str, names: Sequence[str]) -> str | None:
+    """Why ``name`` among ``names`` (a table of systems' outcomes) names the truth, or None."""
+    joined = "_".join(name_words(name))
+    if joined not in ML_TRUTH_NAMES or (len(name) == 1 and all(len(n) == 1 for n in names)):
+        return None
+    return "names the truth"
+
 
 #: Words that name a clinician or another human rater (``dr_a``, ``annotator_2``, ``Rater1``):
 #: beside a consensus column in a table of systems' outcomes (``compare FILE --truth
