@@ -127,3 +127,34 @@ def test_compare_reads_a_column_named_y_as_the_truth_not_a_third_system(
     (tmp_path / "xyz.csv").write_text(path.read_text().replace("sysA,sysB,y", "X,Y,Z"))
     code, out, _ = run_cli(["compare", str(tmp_path / "xyz.csv")], capsys)
     assert code == 0 and out.startswith("Assumed: systems (3): X, Y, Z;")
+
+
+def test_two_rating_rounds_in_one_table_name_by_round(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: a table of two rating rounds of the same raters (unit, round, r1, r2) was
+    refused asking for --long RATER_COLUMN,RATING_COLUMN (a rater column it does not have).
+    Now the refusal names the column that tells a unit's rows apart and --by round, which
+    reads each round apart."""
+    first = [("a", "a"), ("b", "b"), ("a", "b"), ("b", "b")]
+    first += [("a", "a"), ("c", "c"), ("a", "a"), ("b", "a")]
+    second = [("a", "a"), ("b", "b"), ("a", "b"), ("a", "b")]
+    second += [("a", "c"), ("c", "c"), ("b", "a"), ("b", "b")]
+    lines = [
+        f"{u},{k},{a},{b}"
+        for k, rnd in ((1, first), (2, second))
+        for u, (a, b) in enumerate(rnd, 1)
+    ]
+    path = tmp_path / "rounds.csv"
+    path.write_text("unit,round,r1,r2\n" + "\n".join(lines) + "\n")
+    code, _, err = run_cli(["agree", str(path), "--bootstrap", "0"], capsys)
+    assert code == 2 and "told apart by 'round' (1, 2)" in err and "--by round" in err
+    args = ["agree", str(path), "--by", "round", "--stat", "cohen", "--bootstrap", "0"]
+    code, out, err = run_cli([*args, "--format", "json"], capsys)
+    assert code == 0, err
+    kappa = {str(r["round"]): r["value"] for r in json.loads(out)}
+    # by hand, round 1: agree on 6 of 8; r1 a 4, b 3, c 1; r2 a 4, b 3, c 1: P_e = 26/64,
+    # kappa = (48/64 - 26/64) / (38/64) = 22/38 = 0.5789. Round 2: agree on 4 of 8; r1 a 4,
+    # b 3, c 1; r2 a 2, b 4, c 2: P_e = 22/64, kappa = (32 - 22) / (64 - 22) = 10/42 = 0.2381
+    assert kappa == {"1": pytest.approx(22 / 38), "2": pytest.approx(10 / 42)}
+

@@ -880,6 +880,10 @@ _NO_KEYWORD = (
         "pivot it to one column per rater: frame.pivot(index=UNIT, columns=RATER, values=RATING)",
     ),
     (
+        re.compile(r"--by (\S+) gives each \S+'s agreement apart"),
+        r"one table per \1: ratings_from_frame(frame[frame['\1'] == value]) for each value",
+    ),
+    (
         re.compile(r"--sets none"),
         "categories=[...] listing each cell's text",
     ),
@@ -1221,7 +1225,7 @@ def _wide_checks(
     no_containers(frame, choice.raters, source, line_of)  # before the checks comparing cells
     odd = refuse_rows_not_units(frame, choice.raters, choice.unit_column, source, line_of, given)
     if choice.unit_column is not None:  # a row without a unit id, a unit on two rows
-        one_row_per_unit(frame, [*keep, choice.unit_column], source, line_of)
+        one_row_per_unit(frame, [*keep, choice.unit_column], source, line_of, choice.raters)
     no_dates(frame, choice.raters, source, line_of)
     one_spelling(frame, choice.raters, source, line_of)
     if categories is None:

@@ -685,14 +685,34 @@ def every_unit_named(
         )
 
 
+def _round_column(frame: pd.DataFrame, key: Sequence[str], raters: Sequence[str]) -> str | None:
+    """A column beside the raters that tells a unit's rows apart (``round``, ``visit``), or None.
+
+    Two rating rounds of the same raters in one table (``unit, round, r1, r2``): the refusal
+    asked for ``--long`` (a rater column), where ``--by round`` reads it.
+    """
+    for col in frame.columns:
+        if col in key or col in raters:
+            continue
+        column = frame[col].astype(str).str.strip()
+        if column.nunique() < len(frame) and not frame[[*key, col]].astype(str).duplicated().any():
+            return str(col)
+    return None
+
+
 def one_row_per_unit(
-    frame: pd.DataFrame, key: Sequence[str], source: str | Path | None, line_of: Any
+    frame: pd.DataFrame,
+    key: Sequence[str],
+    source: str | Path | None,
+    line_of: Any,
+    raters: Sequence[str] = (),
 ) -> None:
     """Refuse a unit (per ``--by`` group) on two rows of a wide table, naming both lines.
 
     And a row without a unit id, as a long table's: a row of rater names or units under the
     header (``,Dr A,Dr B``) was one more unit whose raters disagreed. Ids are compared without
-    spaces around them: ``u1 `` below ``u1`` was a unit of its own.
+    spaces around them: ``u1 `` below ``u1`` was a unit of its own. A column beside the raters
+    that tells the unit's rows apart (``round``) is named with ``--by``.
     """
     unit = key[-1]
     every_unit_named(frame, unit, source, line_of)
@@ -704,6 +724,18 @@ def one_row_per_unit(
     same = (ids == ids.iloc[row]).all(axis=1).to_numpy()
     first = int(np.flatnonzero(same)[0])
     this, that = (str(frame[unit].iloc[i]) for i in (row, first))
+    by = _round_column(frame, key, raters) if this == that else None
+    if by is not None:
+        raise InputError(
+            f"unit {this!r} is on two rows (first at line {line_of(first)}), told apart by "
+            f"{by!r} ({frame[by].iloc[first]!s}, {frame[by].iloc[row]!s}): the raters' "
+            f"rounds (or visits) in one table? --by {by} gives each {by}'s agreement apart "
+            "(one row per unit and rater? name the columns with --long "
+            "RATER_COLUMN,RATING_COLUMN)",
+            path=source,
+            line=line_of(row),
+            field=unit,
+        )
     raise InputError(
         f"unit {this!r} is {that!r} (line {line_of(first)}) with spaces around it: one unit on "
         "two rows (each spelling would be a unit of its own)? write it one way"
