@@ -158,3 +158,20 @@ def test_two_rating_rounds_in_one_table_name_by_round(
     # b 3, c 1; r2 a 2, b 4, c 2: P_e = 22/64, kappa = (32 - 22) / (64 - 22) = 10/42 = 0.2381
     assert kappa == {"1": pytest.approx(22 / 38), "2": pytest.approx(10 / 42)}
 
+
+def test_read_traces_and_labels_given_a_file_object_refuse_in_one_line(tmp_path: Path) -> None:
+    """Before: fc.read_traces(open(path)) and fc.read_labels(open(path)) (a notebook's open
+    file) were a TypeError traceback ("expected str, bytes or os.PathLike object, not
+    TextIOWrapper"); read_ratings_frame already refused one in one line. Now a ConfigError
+    line naming what was given and the way (its .name)."""
+    import failcodes as fc
+    from failcodes.errors import ConfigError
+
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"system": "A", "sentence_id": "s1", "verdict": "refuted"}) + "\n")
+    for read in (fc.read_traces, fc.read_labels):
+        with path.open() as handle, pytest.raises(ConfigError) as caught:
+            read(handle)
+        assert str(caught.value) == (
+            "path: expected a file's path (str or pathlib.Path), not TextIOWrapper (give its .name)"
+        )

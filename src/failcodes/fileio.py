@@ -43,7 +43,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from failcodes.errors import InputError, OutputError
+from failcodes.errors import ConfigError, InputError, OutputError
 from failcodes.runlock import alive
 
 #: Write buffer of the streamed writers: items (a task ~10 kB) are gathered into 1 MB writes,
@@ -78,6 +78,20 @@ def output_error(exc: OSError, path: str | Path) -> OutputError:
     else:
         why = f"cannot write ({exc.strerror or exc}); check the location"
     return OutputError(why, path=where)
+
+
+def a_path(path: object) -> Path:
+    """``path`` as a Path; a file object or a frame is one :class:`ConfigError` line.
+
+    From Python, ``read_traces(open("t.jsonl"))`` was a TypeError traceback ("expected str,
+    bytes or os.PathLike object, not TextIOWrapper").
+    """
+    if not isinstance(path, str | os.PathLike):
+        raise ConfigError(
+            f"path: expected a file's path (str or pathlib.Path), not {type(path).__name__}"
+            + (" (give its .name)" if isinstance(getattr(path, "name", None), str) else "")
+        )
+    return Path(path)
 
 
 def check_regular_file(path: str | Path) -> Path:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TypeVar, overload
 
 from failcodes import jsonio
 from failcodes.errors import InputError
-from failcodes.fileio import AtomicBatch
+from failcodes.fileio import AtomicBatch, a_path
 from failcodes.jsonio import iter_jsonl, keys_vouched
 from failcodes.labelcols import (
     LABEL_FIELDS,
@@ -462,7 +462,7 @@ def read_labels(
     caller check duplicates across several files. With ``columns`` the labels are kept as
     :class:`~failcodes.labelcols.LabelColumns` (same labels and errors, no model per label).
     """
-    p = Path(path)
+    p = a_path(path)  # a file object: one line, not a TypeError
     # a foreign field's refusal names the --map of ingest generic-labels (metrics has none);
     # given a column map, the caller is that command
     convert = None if column_map is not None else "generic-labels"

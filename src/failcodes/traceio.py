@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from failcodes.errors import InputError
-from failcodes.fileio import AtomicBatch
+from failcodes.fileio import AtomicBatch, a_path
 from failcodes.jsonio import iter_jsonl
 from failcodes.spelling import spelling_key
 from failcodes.tableio import (
@@ -210,7 +210,7 @@ def read_traces(
     counts the records whose verdict a default alias read, per alias word (true: supported);
     ``marks`` the reasonings and passages read as none (:class:`~failcodes.traces.Marks`).
     """
-    p = Path(path)
+    p = a_path(path)  # a file object: one line, not a TypeError
     cmap = dict(column_map or {})
     # a foreign field's refusal names the --map of ingest generic (metrics, compare have none);
     # given a column map, the caller is that command
