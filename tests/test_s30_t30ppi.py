@@ -10,11 +10,15 @@ the post-stratified one; PPI++'s stays beside it as ``corrected_ppi`` (issue 30)
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import ppi_py
 import pytest
 
 from failcodes.stats.ppi import Stratum, ppi_mean, share_estimates
+from tests.cli_helpers import run_cli, write_text
 
 
 def test_the_corrected_point_is_post_stratified_and_inside_its_interval() -> None:
@@ -79,3 +83,25 @@ def test_two_strata_weigh_each_part_by_its_units() -> None:
     assert got.corrected.estimate == pytest.approx(0.23)
     assert got.corrected_ppi == pytest.approx(0.206)
     assert got.corrected.ci_low <= 0.23 <= got.corrected.ci_high
+
+
+def test_compare_says_interval_once_before_few_resamples(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """compare's note beside a bootstrap interval from 5 resamples read "interval: interval
+    from only 5 bootstrap resamples (fewer than 200 ...": the word twice (t29cmp's left item).
+    60 units in 60 questions, truth 1 on 30; A right on all, B on 45 of 60 (no other reason
+    fires: 60 units >= 50, 60 questions >= 20, 30 positives >= 15)."""
+    rows = ["question_id,unit_id,gold,A,B"]
+    for i in range(60):
+        gold = int(i < 30)
+        rows.append(f"q{i},u{i},{gold},{gold},{gold if i % 4 else 1 - gold}")
+    path = write_text(tmp_path / "rows.csv", "\n".join(rows) + "\n")
+    args = ["compare", str(path), "--truth", "gold", "--unit-column", "unit_id"]
+    args += ["--systems", "A,B", "--method", "bootstrap", "--resamples", "5", "--format", "json"]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    notes = [r["note"] for r in json.loads(out)["tests"] if r["test"].startswith("bootstrap_")]
+    assert notes and all(
+        n.startswith("interval: from only 5 bootstrap resamples (fewer than 200") for n in notes
+    ), notes

@@ -213,7 +213,8 @@ class CompareResult:
                 # 0.315]) with no word, where metrics says it of its own intervals
                 resamples=self.resamples,
             )
-            notes.append(why and f"interval: {why}")
+            # "interval: interval from only 5 bootstrap resamples" said the word twice
+            notes.append(why and f"interval: {why.removeprefix('interval ')}")
         return "; ".join(n for n in notes if n) or None
 
     def _two_systems_note(self, mapping: str | None, result: TestResult) -> str | None:
