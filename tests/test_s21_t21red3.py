@@ -230,7 +230,7 @@ def test_a_panel_members_budget_stop_lets_the_others_finish_their_calls(
         run = ["judge", "retrieval", "--from", str(traces), "--codebook", str(cb), *judges]
         run += ["--prices", str(prices), "--concurrency", "2", "-o", str(tmp_path / "run")]
         code, _, err = run_cli([*run, "--budget", "0.01"], capsys)
-        assert code == 2 and "budget of $0.0100 reached" in err
+        assert code == 2 and "budget of $0.0100 would be exceeded by the calls in flight" in err
         made = fake.stats()["calls"]
         journal = tmp_path / "run" / "panel" / "1-openai_m" / "journal.sqlite"
         with sqlite3.connect(journal) as db:

@@ -290,3 +290,80 @@ def test_a_journal_older_than_the_prompt_digest_is_compared_on_its_templates(
         "failcodes version that began it\n"
     )
     assert _calls(fake) == 9  # nothing called
+
+
+GREEK = (
+    "Η μετφορμίνη μειώνει την HbA1c σε ενήλικες με διαβήτη τύπου 2 κατά περίπου μία "
+    "ποσοστιαία μονάδα όταν προστίθεται σε αλλαγές του τρόπου ζωής, σύμφωνα με αρκετές "
+    "τυχαιοποιημένες ελεγχόμενες δοκιμές."
+)
+ARABIC = (
+    "يخفض الميتفورمين مستوى الهيموغلوبين السكري لدى البالغين المصابين بداء السكري من النوع "
+    "الثاني بنحو نقطة مئوية واحدة عند إضافته إلى تغييرات نمط الحياة، وفقا لعدة تجارب "
+    "عشوائية محكومة."
+)
+
+
+def test_greek_and_arabic_text_is_not_priced_at_four_characters_a_token() -> None:
+    # At 4 characters a token the dry run, the budget reservation and --tpm under-counted
+    # Greek and Arabic: measured with OpenAI's o200k_base (quicktok 0.4; its cl100k_base count
+    # equals tiktoken 0.14's), the Greek sentence is 70 tokens and the Arabic one 57, where
+    # the estimate was ceil(197 / 4) = 50 and ceil(181 / 4) = 46 (main).
+    from failcodes.judge.pricing import estimate_tokens
+
+    assert (len(GREEK), len(ARABIC)) == (197, 181)
+    # by hand: 161 Greek letters count 2 -> (197 + 161) / 4 = 89.5 -> 90 (o200k: 70, 1.29x,
+    # English prose's 1.27x: 167 characters, 42 estimated, 33 in o200k)
+    assert estimate_tokens(GREEK) == 90
+    # 153 Arabic letters (the Arabic comma too) count 1.5 -> (181 + 76) / 4 = 64.25 -> 65
+    # (o200k: 57, 1.14x)
+    assert estimate_tokens(ARABIC) == 65
+    # Cyrillic stays at 1 (o200k 0.95x of 4 characters a token), CJK at 4
+    assert estimate_tokens("Метформин снижает") == 5  # ceil(17 / 4)
+    assert estimate_tokens("二甲双胍") == 4
+
+
+def test_a_budget_stop_with_calls_in_flight_does_not_say_reached(
+    fake: FakeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each call in flight sets aside its cost (input and expected output tokens) until it is
+    # paid: with --concurrency 8, a budget of $8 stopped scheduling when 3 calls had set
+    # aside about $2.03 each, before a cent was spent, and the line said "budget of $8.0000
+    # reached after spending $6.0250" (main): not reached; the 4th call's $2.04 beside the 3
+    # in flight would have crossed it. (At real prices, with answers shorter than expected,
+    # a small budget stopped at a third of it, t29judge.)
+    import re
+
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(
+        "openai:fake-model: {input: 1000.0, cached_input: 100.0, output: 2000.0}\n", "utf-8"
+    )
+    src = write_traces(tmp_path / "t.jsonl", make_traces(4))  # 12 units
+    fake.control(latency=0.3)  # the calls overlap: every worker starts before one returns
+    code, _, err = run_cli(
+        [
+            *("judge", "retrieval", "--from", str(src), "--judge", "openai:fake-model"),
+            *("--base-url", fake.openai_base_url, "--prices", str(prices)),
+            *("--codebook", str(write_codebook(tmp_path / "cb.yaml"))),
+            *("--concurrency", "8", "--budget", "8", "--no-cache", "-o", str(tmp_path / "r")),
+        ],
+        capsys,
+    )
+    assert code == 2
+    line = err.strip().splitlines()[-1]
+    assert "reached" not in line  # main: "budget of $8.0000 reached after spending $6.0250"
+    found = re.fullmatch(
+        r"failcodes: error: budget of \$8\.0000 would be exceeded by the calls in flight: "
+        r"scheduling stopped at \$0\.0000 spent, with \$(\S+) set aside for 3 call\(s\) in "
+        r"flight and \$(\S+) for the next \(each sets aside its input and expected output "
+        r"tokens until it is paid\); \$(\S+) spent once they finished; 3 units judged and "
+        r"committed, 9 left \(rerun with a larger --budget to resume: it bounds the run's total\)",
+        line,
+    )
+    assert found is not None, line
+    aside, following, spent = (float(g) for g in found.groups())
+    # by hand: 3 calls of about $2.03 fit under $8 (6.09), a 4th does not (8.13)
+    assert aside + following > 8 >= aside and 5.9 < aside < 6.3
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text("utf-8"))
+    assert summary["judged"] == _calls(fake) == 3  # the 3 calls in flight, paid and kept
+    assert round(summary["cost_usd"], 4) == spent

@@ -317,7 +317,8 @@ def priced(
     note = (
         "offline heuristic baseline: no calls, no cost"
         if not judge.is_llm
-        else "tokens at ~4 characters per token (a Chinese, Japanese or Korean character ~1); "
+        else "tokens at ~4 characters per token (a Chinese, Japanese or Korean character ~1, a "
+        "Greek, Hebrew, Indic or Thai letter ~1/2, an Arabic one ~3/8); "
         "provider prompt caching of the codebook "
         f"prefix modelled; output {per_unit_out:.0f} tokens per unit ({source})"
     )

@@ -107,17 +107,39 @@ _WIDE = re.compile(
 )
 #: What one such character counts as, in the characters :func:`length_tokens` divides by 4.
 WIDE_CHARS = 4
+#: Greek, Hebrew, the Indic scripts (Devanagari to Sinhala), Thai and Lao: a letter counts 2
+#: characters. Measured (t30judge, medical sentences, o200k_base through quicktok 0.4, whose
+#: cl100k_base equals tiktoken 0.14's): Greek 1.42-1.62 tokens for each 4 characters' one,
+#: Hebrew 1.54, Hindi 1.36, Thai 1.54, so 4 characters a token priced them at 0.6-0.7 of
+#: their input; at 2 a letter the estimate is 1.1-1.3 of o200k's count, as English prose's is
+#: (1.27). cl100k_base (GPT-4) counts these scripts 3.5-4x: the estimate is o200k's.
+_DOUBLE = re.compile("[\u0370-\u03ff\u0590-\u05ff\u0900-\u0dff\u0e00-\u0eff\u1f00-\u1fff]")
+#: Arabic letters (its blocks and presentation forms) count 1.5: measured 1.14-1.26 tokens for
+#: each 4 characters' one in o200k_base (1.13-1.25 at 1.5).
+_ARABIC = re.compile("[\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufeff]")
 
 
 def token_chars(text: str) -> int:
-    """Length of ``text`` for :func:`length_tokens`: its characters, a CJK one counting 4."""
+    """Length of ``text`` for :func:`length_tokens`: its characters, a CJK one counting 4.
+
+    A Greek, Hebrew, Indic or Thai letter counts 2, an Arabic one 1.5 (rounded down over the
+    text); Latin, Cyrillic (0.94-0.97 of o200k's count at 1) and the rest count 1.
+    """
     if text.isascii():
         return len(text)
-    return len(text) + (WIDE_CHARS - 1) * len(_WIDE.findall(text))
+    return (
+        len(text)
+        + (WIDE_CHARS - 1) * len(_WIDE.findall(text))
+        + len(_DOUBLE.findall(text))
+        + len(_ARABIC.findall(text)) // 2
+    )
 
 
 def estimate_tokens(text: str) -> int:
-    """Rough token count of ``text``: four characters a token (English prose), one a CJK one."""
+    """Rough token count of ``text``: four characters a token (English prose), one a CJK one.
+
+    Other scripts as :func:`token_chars` counts them.
+    """
     return length_tokens(token_chars(text))
 
 

@@ -78,6 +78,9 @@ class Session:
         #: Units this invocation has to judge (set by :meth:`pending`).
         self.total = 0
         self._reserved = 0.0
+        self._in_flight = 0
+        #: When the budget stopped scheduling: (spent, set aside, calls in flight, next call).
+        self._stop = (0.0, 0.0, 0, 0.0)
         self._budget_hit = False
         #: What the run's earlier invocations spent (counted against ``--budget``).
         self._spent_before = 0.0
@@ -219,10 +222,14 @@ class Session:
                 if budget is not None and reserve is not None:
                     cost = reserve(item)
                     if before + self.summary.cost_usd + self._reserved + cost > budget:
+                        if not self._budget_hit:  # what stopped scheduling, said at the end
+                            now = before + self.summary.cost_usd
+                            self._stop = (now, self._reserved, self._in_flight, cost)
                         self._budget_hit = True
                         state["stop"] = True
                         return
                 self._reserved += cost
+                self._in_flight += 1
                 try:
                     outcomes = await handle(item)
                 except Exception as exc:  # stop everyone, keep what is committed
@@ -232,6 +239,7 @@ class Session:
                     return
                 finally:
                     self._reserved -= cost
+                    self._in_flight -= 1
                 for out in outcomes:
                     self.record(out)
                 self.progress()
@@ -247,7 +255,26 @@ class Session:
             if before:
                 spent += f" (the run's total ${before + s.cost_usd:.4f}: ${before:.4f} before)"
             raise BudgetExceededError(
-                f"budget of ${budget or 0.0:.4f} reached after spending {spent}; "
+                f"{self._stop_reason(budget or 0.0, spent)}; "
                 f"{s.judged} units judged and committed, {self.total - s.judged} left "
                 "(rerun with a larger --budget to resume: it bounds the run's total)"
             )
+
+    def _stop_reason(self, budget: float, spent: str) -> str:
+        """Why scheduling stopped: the budget reached, or crossed only with calls in flight.
+
+        Each call sets aside its input and expected output tokens until it is paid: with
+        --concurrency 8 a small budget stopped at a third of it, and "reached" was not so.
+        """
+        now, reserved, flying, cost = self._stop
+        if not flying or now + cost > budget:
+            return (
+                f"budget of ${budget:.4f} reached after spending {spent} (the next call, at "
+                f"its input and expected output tokens, ${cost:.4f}, would cross it)"
+            )
+        return (
+            f"budget of ${budget:.4f} would be exceeded by the calls in flight: scheduling "
+            f"stopped at ${now:.4f} spent, with ${reserved:.4f} set aside for {flying} call(s) "
+            f"in flight and ${cost:.4f} for the next (each sets aside its input and expected "
+            f"output tokens until it is paid); {spent} spent once they finished"
+        )
