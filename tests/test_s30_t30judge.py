@@ -11,7 +11,9 @@ import pytest
 from failcodes.codebook import Codebook
 from failcodes.judge import cache as cache_module
 from failcodes.judge.cache import ResponseCache, cache_key, request_prefix_digest
-from failcodes.judge.prompts import template_hash
+from failcodes.judge.grouping import GROUP_SCHEMA_NAME
+from failcodes.judge.prompts import group_template_hash, template_hash
+from failcodes.judge.schema import answer_schema
 from failcodes.units import UnitKind
 from tests.cli_helpers import run_cli
 from tests.fakeserver import FakeServer
@@ -106,6 +108,12 @@ def _downgrade(path: Path, old: Path, codebook: Codebook, base_url: str) -> None
         assert hit is not None
         body = hit.raw_request
         system, user = (m["content"] for m in body["messages"])
+        grouped = body["response_format"]["json_schema"]["name"] == GROUP_SCHEMA_NAME
+        # a grouped request's key held the unit answer schema and one answer's output cap
+        schema = body["response_format"]["json_schema"]["schema"]
+        cap = body.get("max_completion_tokens", body.get("max_tokens"))
+        if grouped:
+            schema, cap = answer_schema(codebook.part(UnitKind.RETRIEVAL)), 1024
         prefix = request_prefix_digest(
             identity={
                 "provider": provider,
@@ -113,12 +121,14 @@ def _downgrade(path: Path, old: Path, codebook: Codebook, base_url: str) -> None
                 "base_url": base_url,
                 "temperature": 0.0,
             },
-            params={"max_output_tokens": body.get("max_completion_tokens", body.get("max_tokens"))},
+            params={"max_output_tokens": cap},
             system=system,
-            schema=body["response_format"]["json_schema"]["schema"],
+            schema=schema,
             template_hash=template_hash(),
             codebook_hash=codebook.hash,
         )
+        if grouped:
+            prefix += group_template_hash()  # a grouped request's salt
         conn.execute(
             "INSERT INTO responses (key, provider, model, template_hash, codebook_hash, payload, "
             "usage, raw_request, raw_response, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -166,6 +176,28 @@ def test_a_cache_written_before_the_prompt_keys_is_still_read(
     with sqlite3.connect(old) as db:
         schemes = db.execute("SELECT scheme, COUNT(*) FROM responses GROUP BY scheme").fetchall()
     assert schemes == [(1, 3)]  # migrated on open: the 3 old entries marked, none added
+
+
+def test_a_grouped_answer_cached_before_the_prompt_keys_is_still_read(
+    fake: FakeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The same for a grouped run's answer (one call for claim 0's 3 passages): cached the old
+    # way, it answers a grouped run after an edit to the verification part (main: 1 call).
+    src = write_traces(tmp_path / "t.jsonl", make_traces(1))
+    first = tmp_path / "first.sqlite"
+    books = {
+        "a": write_codebook(tmp_path / "a.yaml"),
+        "v": write_codebook(tmp_path / "v.yaml", _edited(UnitKind.VERIFICATION, "Say why.")),
+    }
+    grouped = ("--group-by-claim", "--cache")
+    assert _judge(fake, capsys, src, books["a"], tmp_path / "a", *grouped, str(first))[0] == 0
+    assert _calls(fake) == 1  # by hand: pm1, pm2 and w1 of claim 0 in one request
+    old = tmp_path / "old.sqlite"
+    _downgrade(first, old, make_codebook(), fake.openai_base_url)
+    assert _judge(fake, capsys, src, books["a"], tmp_path / "a2", *grouped, str(old))[0] == 0
+    assert _calls(fake) == 1
+    assert _judge(fake, capsys, src, books["v"], tmp_path / "v", *grouped, str(old))[0] == 0
+    assert _calls(fake) == 1  # main: 2
 
 
 def test_a_dry_run_at_another_base_url_says_the_second_endpoint(
