@@ -6196,6 +6196,12 @@ def _decimal_ids() -> dict[str, object]:
     return {"question_id": pa.array([decimal.Decimal("1.5")], pa.decimal128(5, 1))}
 
 
+def _float32_ids() -> dict[str, object]:
+    import pyarrow as pa
+
+    return {"sentence_id": pa.array([16777217.0], pa.float32())}  # stored as 16777216
+
+
 def _nan_label() -> dict[str, object]:
     import pyarrow as pa
 
@@ -6414,6 +6420,16 @@ T30ATT_CASES: list[Case] = [
         line="failcodes: error: {d}/t.json:1: a table as pandas' DataFrame.to_json writes it "
         "with orient='table' (not a row per object): write the rows with df.to_json(PATH, "
         "orient='records'), or a .jsonl file with df.to_json(PATH, orient='records', lines=True)",
+    ),
+    Case(
+        # a float32 id column: 16777216 and 16777217 are one float, two sentences read as one
+        "metrics/label-id-a-float32-past-2-24",
+        _METRICS_ONE,
+        _label_parquet(_float32_ids()),
+        line="failcodes: error: {d}/l.parquet:1, field 'sentence_id': id 16777216 is in a 32-bit "
+        "float column, at or past 16,777,216 (2**24), where such a float no longer holds every "
+        "whole number (its last digits may be lost); expected text or a whole number: save the "
+        "column as text or integers",
     ),
     Case(
         # Excel's 'sep=,' line above the header: "unknown column 'sep='"

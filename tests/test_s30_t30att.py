@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from failcodes.errors import InputError
-from failcodes.tableio import first_in_exponent, id_text
+from failcodes.tableio import first_in_exponent, id_text, narrow_float
 from tests.cli_helpers import run_cli
 
 RULE = "label = incorrect -> error"
@@ -180,3 +180,47 @@ def test_pandas_table_orient_json_is_named(
         "orient='table' (not a row per object): write the rows with df.to_json(PATH, "
         "orient='records'), or a .jsonl file with df.to_json(PATH, orient='records', lines=True)"
     )
+
+
+def test_a_float32_id_column_past_2_24_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a float32 column holds every whole number up to 2**24 only: sentence ids 16777216 and
+    # 16777217 are both stored as 16777216, so two sentences (claims c1 supported, c2 refuted)
+    # were read as one (its label written once: 3 sentence labels for 4 rows of 4 sentences)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = tmp_path / "t.parquet"
+    ids = pa.array([16777216.0, 16777217.0, 3.0, 4.0], pa.float32())
+    assert ids.to_pylist()[:2] == [16777216.0, 16777216.0]  # the digit lost on writing
+    pq.write_table(
+        pa.table(
+            {"question_id": ["q1", "q1", "q2", "q2"], "sentence_id": ids,
+             "claim_id": ["c1", "c2", "c3", "c4"], "claim": ["a", "b", "c", "d"],
+             "verdict": ["supported", "refuted", "supported", "refuted"],
+             "label": ["incorrect", "incorrect", "incorrect", "correct"]}
+        ),
+        table,
+    )  # fmt: skip
+    out = tmp_path / "o.jsonl"
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(out), "--system", "A", "--label-rule", RULE,
+         "--labels-out", str(tmp_path / "l.jsonl")],
+        capsys,
+    )  # fmt: skip
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {table}:1, field 'sentence_id': id 16777216 is in a 32-bit float "
+        "column, at or past 16,777,216 (2**24), where such a float no longer holds every whole "
+        "number (its last digits may be lost); expected text or a whole number: save the "
+        "column as text or integers"
+    )
+    assert not out.exists()
+
+
+def test_a_float32_id_below_2_24_and_a_float32_score_are_read() -> None:
+    # the bound is the id's alone: 3.0 in a float32 column is the id '3'; a float32 score of
+    # 2**24 is a number like any other
+    assert id_text(narrow_float(3.0, 2**24), path="t.parquet", line=1, field="sentence_id") == "3"
+    assert narrow_float(16777216.0, 2**24) == 16777216.0

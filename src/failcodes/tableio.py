@@ -445,6 +445,26 @@ def check_columns(
             )
 
 
+class NarrowFloat(float):
+    """A whole number read from a 32- or 16-bit float column past its exact range (``bound``).
+
+    float32 holds every whole number up to 2**24 only: 16777217 is stored as 16777216, so an
+    id column written as float32 lost digits (two ids one, or an id another's). Any other
+    field reads it as the float; :func:`id_text` refuses it as an id.
+    """
+
+    bound: int
+
+
+def narrow_float(value: Any, bound: int) -> Any:
+    """``value`` as a :class:`NarrowFloat` where a whole number at or past ``bound``."""
+    if type(value) is not float or not value.is_integer() or abs(value) < bound:
+        return value
+    out = NarrowFloat(value)
+    out.bound = bound
+    return out
+
+
 #: Rows of a Parquet table turned into records at a time.
 _PARQUET_ROWS = 1024
 
@@ -464,6 +484,11 @@ def checked_parquet_rows(
     header = [column_map.get(n, n) for n in names]
     check_columns(path, header, columns, required, convert=convert)
     kept = [(name, new) for name, new in zip(names, header, strict=True) if new]
+    narrow = {
+        f.name: 2**24 if pa.types.is_float32(f.type) else 2**11  # their significands' bits
+        for f in pf.schema_arrow
+        if pa.types.is_float32(f.type) or pa.types.is_float16(f.type)
+    }
     line = 0
     try:
         for batch in pf.iter_batches(
@@ -471,6 +496,8 @@ def checked_parquet_rows(
         ):
             for rec in batch.to_pylist():
                 line += 1
+                for name in narrow.keys() & rec.keys():
+                    rec[name] = narrow_float(rec[name], narrow[name])
                 yield line, {new: rec[name] for name, new in kept}
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"not a readable Parquet file ({exc})", path=path) from None
@@ -1162,6 +1189,16 @@ def id_text(value: object, *, path: str | Path, line: int | None, field: str) ->
         # a CSV a spreadsheet saved writes a long number id as it shows it: 123456789012 and
         # 123456789013 were both '1.23457E+11', read as one sentence (n 3 for 4)
         raise InputError(exponent_problem(value), path=path, line=line, field=field)
+    if isinstance(value, NarrowFloat):  # 16777217 in a float32 column: 16777216
+        raise InputError(
+            f"id {value:.0f} is in a {32 if value.bound == 2**24 else 16}-bit float column, at "
+            f"or past {value.bound:,} (2**{value.bound.bit_length() - 1}), where such a float "
+            "no longer holds every whole number (its last digits may be lost); expected text "
+            "or a whole number: save the column as text or integers",
+            path=path,
+            line=line,
+            field=field,
+        )
     if type(value) is not float:
         return value
     if value.is_integer() and abs(value) < _EXACT_FLOAT:
