@@ -5869,6 +5869,26 @@ SESSION20_CASES: list[Case] = [
         "--map system=retriever, or --map system=)",
     ),
     Case(
+        # two versions' claims of one system's sentence pooled, the version column left out
+        "ingest-generic/two-versions-under-one-system-name",
+        (
+            *("ingest", "generic", "{d}/long.csv", "-o", "{d}/t.jsonl", "--option"),
+            *("ids=claim", "--map", "qid=question_id", "--map", "sid=sentence_id"),
+            *("--option", "unmapped=drop"),
+        ),
+        _write(
+            {
+                "long.csv": "model_version,system,qid,sid,claim,verdict\n"
+                "v1,rag,q1,s1,a,refuted\nv2,rag,q1,s1,a2,supported\n"
+            }
+        ),
+        line="failcodes: error: {d}/long.csv:3, field 'model_version': sentence 's1' of question "
+        "'q1' (system 'rag') has model_version 'v2' here and 'v1' at line 2, a column left out: "
+        "two runs or versions under one system name, their claims pooled into one sentence; "
+        "give each its own system: --map model_version=system (a system column kept: --map "
+        "system=verifier), or ingest the rows of one model_version apart",
+    ),
+    Case(
         # the shared labels carried in two files, one per system's sheet (665a05d)
         "ingest-generic-labels/the-same-label-in-two-files",
         ("ingest", "generic-labels", "{d}/a.csv", "{d}/b.csv", "-o", "{d}/l.jsonl"),

@@ -32,6 +32,7 @@ from failcodes.ingest.label_rule import LabelRule, Outcome
 from failcodes.ingest.label_targets import RuleLabels, numbering_gaps
 from failcodes.ingest.nested import INDEX_MARK, RowsPath, is_document, rows_of
 from failcodes.ingest.repeats import KeyHashes, KeyValues
+from failcodes.ingest.runcolumns import RunColumns
 from failcodes.jsonio import byte_blocks, jsonl_lines, jsonl_object
 from failcodes.labelcols import TOTAL_ID_FIELDS, total_id_problem
 from failcodes.labels import Label
@@ -744,6 +745,7 @@ def _row(
     elif spec.verdict_threshold is not None:
         _score_verdict(rec, spec, path, line)
     trace = traceio.prepare_trace(rec, path, line, spec.aliases, {})
+    tally.runs.check(raw, trace, spec, path, line)  # two versions' claims of one sentence
     label: Label | None = None
     rule = spec.label_rule
     if rule is not None:
@@ -1536,6 +1538,7 @@ class _Tally:
 
     labels: RuleLabels
     count: int = 0
+    runs: RunColumns = field(default_factory=RunColumns)
     empty: list[int] = field(default_factory=lambda: [0])
     unverdicted: int = 0
     first_unverdicted: int | None = None

@@ -1,0 +1,130 @@
+"""Session 30 (t30red): new outside shapes at the command line, each counted by hand."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import metrics_counts, run_cli
+
+
+def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+    return path
+
+
+#: Four sentences, one claim each; s2 of each question is a clinician's error.
+_SENTENCES = [
+    ("q1", "q1:s1", "Aspirin lowers fever."),
+    ("q1", "q1:s2", "Aspirin cures cancer."),
+    ("q2", "q2:s1", "Ibuprofen is an NSAID."),
+    ("q2", "q2:s2", "Ibuprofen is safe in late pregnancy."),
+]
+#: Two versions of one system (gpt-4o), each decomposing the answer anew (claim texts differ).
+_S, _R = "supported", "refuted"
+_VERSIONS = {
+    "2024-05": {"q1:s1": _S, "q1:s2": _R, "q2:s1": _S, "q2:s2": _S},
+    "2024-11": {"q1:s1": _R, "q1:s2": _R, "q2:s1": _S, "q2:s2": _R},
+}
+
+
+def _two_versions(folder: Path, column: str) -> tuple[Path, Path]:
+    rows = [
+        ["gpt-4o", version, q, s, text if version == "2024-05" else f"{text} ({version})", v[s]]
+        for version, v in _VERSIONS.items()
+        for q, s, text in _SENTENCES
+    ]
+    table = _write_csv(
+        folder / "long.csv",
+        ["system", column, "question_id", "sentence_id", "claim", "verdict"],
+        rows,
+    )
+    labels = _write_csv(
+        folder / "labels.csv",
+        ["question_id", "sentence_id", "has_error"],
+        [[q, s, "true" if s.endswith("s2") else "false"] for q, s, _ in _SENTENCES],
+    )
+    return table, labels
+
+
+@pytest.mark.parametrize("column", ["model_version", "run_id", "seed", "checkpoint"])
+@pytest.mark.parametrize("drop", ["--option unmapped=drop", "--map {column}="])
+def test_a_left_out_run_column_pooling_two_versions_of_one_system_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], column: str, drop: str
+) -> None:
+    # A long export, a row per claim and version of gpt-4o, the version in its own column.
+    # Left out, main pooled each sentence's claims of both versions into one sentence:
+    # gpt-4o TP 2, FP 1, FN 0, TN 1 (a sentence is flagged when any claim is refuted:
+    # q1:s1 S+R flagged, no error -> FP; q1:s2 R+R -> TP; q2:s1 S+S -> TN; q2:s2 S+R -> TP),
+    # exit 0. By hand, version 2024-05: q1:s2 TP, q2:s2 FN, q1:s1 and q2:s1 TN (1, 0, 1, 2);
+    # 2024-11: q1:s2 and q2:s2 TP, q1:s1 FP, q2:s1 TN (2, 1, 0, 1).
+    table, labels = _two_versions(tmp_path, column)
+    out = tmp_path / "t.jsonl"
+    option = drop.format(column=column).split()
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(out), *option, "--option", "ids=claim"],
+        capsys,
+    )
+    assert code == 2 and not out.exists()
+    assert f"long.csv:6, field '{column}': sentence 'q1:s1' of question 'q1'" in err
+    assert "two runs or versions under one system name" in err
+    assert len(err.strip().splitlines()) == 1
+    # the way it names scores each version on its own: the hand counts above
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(out), "--option", "ids=claim",
+         "--map", f"{column}=system", "--map", "system=verifier"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    lab = tmp_path / "l.jsonl"
+    code, _, err = run_cli(["ingest", "generic-labels", str(labels), "-o", str(lab)], capsys)
+    assert code == 0, err
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(out), "--labels", str(lab), "-m", "refuted", "--format",
+         "csv"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert metrics_counts(stdout, "refuted") == {"2024-05": (1, 0, 1, 2), "2024-11": (2, 1, 0, 1)}
+
+
+def test_a_left_out_column_of_each_claim_or_one_run_is_read_as_before(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a per-claim column so named (model_output, run_time) differs across a sentence's
+    # claims as a run's would; a run column with one value is one run: neither is refused.
+    from failcodes.ingest.runcolumns import run_name
+
+    assert run_name("model_version") and run_name("runId") and run_name("seed")
+    assert not run_name("model_output") and not run_name("run_time")
+    assert not run_name("model_score") and not run_name("prompt")
+    table, labels = _two_versions(tmp_path, "model_output")
+    out = tmp_path / "t.jsonl"
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(out), "--option", "unmapped=drop",
+         "--option", "ids=claim"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    one = _write_csv(
+        tmp_path / "one.csv",
+        ["system", "model_version", "question_id", "sentence_id", "claim", "verdict"],
+        [["gpt-4o", "2024-05", q, s, t, _VERSIONS["2024-05"][s]] for q, s, t in _SENTENCES],
+    )
+    code, _, err = run_cli(
+        ["ingest", "generic", str(one), "-o", str(out), "--option", "unmapped=drop"], capsys
+    )
+    assert code == 0, err
+    lab = tmp_path / "l.jsonl"
+    assert run_cli(["ingest", "generic-labels", str(labels), "-o", str(lab)], capsys)[0] == 0
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(out), "--labels", str(lab), "-m", "refuted", "--format",
+         "csv"],
+        capsys,
+    )  # fmt: skip
+    assert metrics_counts(stdout, "refuted") == {"gpt-4o": (1, 0, 1, 2)}
