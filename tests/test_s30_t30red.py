@@ -128,3 +128,56 @@ def test_a_left_out_column_of_each_claim_or_one_run_is_read_as_before(
         capsys,
     )  # fmt: skip
     assert metrics_counts(stdout, "refuted") == {"gpt-4o": (1, 0, 1, 2)}
+
+
+def test_a_sentence_error_no_claim_label_carries_is_said_at_claim_level(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # q1:s1 'Aspirin lowers fever and cures cancer.' is labelled an error (an omission, say)
+    # while each of its two claims is labelled no error; q1:s2 (one refuted claim) is an
+    # error, q2:s1 none. By hand, sentence level: q1:s1 no claim refuted -> FN, q1:s2 TP,
+    # q2:s1 TN: TP 1, FN 1, TN 1 (recall 1/2). Claim level: c1, c2 of q1:s1 take their own
+    # no-error labels (TN 2), q1:s2:c1 its sentence's error (TP), q2:s1:c1 TN: TP 1, FN 0,
+    # TN 3, recall 1/1; the clinician's error in q1:s1 counts nowhere. main said nothing.
+    sent = "Aspirin lowers fever and cures cancer."
+    traces = _write_csv(
+        tmp_path / "t.csv",
+        ["system", "question_id", "sentence_id", "claim_id", "claim", "sentence", "verdict"],
+        [
+            ["A", "q1", "q1:s1", "q1:s1:c1", "Aspirin lowers fever.", sent, "supported"],
+            ["A", "q1", "q1:s1", "q1:s1:c2", "Aspirin cures cancer.", sent, "supported"],
+            ["A", "q1", "q1:s2", "q1:s2:c1", "Take it daily.", "Take it daily.", "refuted"],
+            ["A", "q2", "q2:s1", "q2:s1:c1", "It is an NSAID.", "It is an NSAID.", "supported"],
+        ],
+    )
+    labels = _write_csv(
+        tmp_path / "l.csv",
+        ["question_id", "sentence_id", "claim_id", "has_error"],
+        [
+            ["q1", "q1:s1", "", "true"],
+            ["q1", "q1:s1", "q1:s1:c1", "false"],
+            ["q1", "q1:s1", "q1:s1:c2", "false"],
+            ["q1", "q1:s2", "", "true"],
+            ["q2", "q2:s1", "", "false"],
+        ],
+    )
+    out, lab = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    assert run_cli(["ingest", "generic", str(traces), "-o", str(out)], capsys)[0] == 0
+    assert run_cli(["ingest", "generic-labels", str(labels), "-o", str(lab)], capsys)[0] == 0
+    base = ["--traces", str(out), "--labels", str(lab)]
+    code, stdout, err = run_cli(["metrics", *base, "--format", "csv"], capsys)
+    assert code == 0, err
+    assert metrics_counts(stdout, "refuted") == {"A": (1, 0, 1, 1)}
+    clause = "1 sentence(s) labelled an error whose claim labels all say no error (first 'q1:s1')"
+    assert clause not in err  # sentence level counts it: nothing to say
+    code, stdout, err = run_cli(["metrics", *base, "--level", "claim", "--format", "csv"], capsys)
+    assert code == 0, err
+    assert metrics_counts(stdout, "refuted") == {"A": (1, 0, 0, 3)}
+    assert clause in err and "--level sentence counts it" in err
+    code, stdout, err = run_cli(["metrics", *base, "--level", "claim"], capsys)
+    assert stdout.startswith("Assumed:") and clause in stdout.splitlines()[0]
+    code, stdout, err = run_cli(
+        ["disagreements", *base, "--level", "claim", "-o", str(tmp_path / "d.jsonl")], capsys
+    )
+    assert code == 0, err
+    assert clause in (stdout + err).splitlines()[0]

@@ -1558,3 +1558,46 @@ def refuse_claim_labels(
                 line=line,
                 field="has_error",
             )
+
+
+def errors_no_claim_carries(
+    labels: Sequence[Label],
+    traces: Iterable[Trace] | TraceColumns | SentenceColumns | None = None,
+) -> str | None:
+    """At claim level: sentences labelled an error whose claims' own labels all say none.
+
+    A clinician's error no claim carries (an omission, a misleading whole) counts at claim
+    level only on the sentence's claims without a label of their own: with every claim
+    labelled, nowhere (sentence q1:s1 an error, its two claims each no error: recall 1/1 at
+    claim level for 1/2 at sentence level, no word). None when there is no such sentence.
+    """
+    claim_ids = label_column(labels, "claim_id")
+    if not any(c is not None for c in claim_ids):
+        return None
+    sids = label_column(labels, "sentence_id")
+    if traces is not None and any(s is None and c for s, c in zip(sids, claim_ids, strict=True)):
+        parent = _first_parents(traces, labels)[1]
+        sids = [
+            parent.get(c) if s is None and c else s for s, c in zip(sids, claim_ids, strict=True)
+        ]
+    keys = list(zip(label_column(labels, "system"), sids, strict=True))
+    errors = label_column(labels, "has_error")
+    sentence_error: dict[tuple[Any, Any], int] = {}
+    claim_error: dict[tuple[Any, Any], bool] = {}
+    for pos, (key, cid, error) in enumerate(zip(keys, claim_ids, errors, strict=True)):
+        if key[1] is None:
+            continue
+        if cid is None:
+            if error:
+                sentence_error.setdefault(key, pos)
+        else:
+            claim_error[key] = claim_error.get(key, False) or bool(error)
+    hidden = sorted(pos for key, pos in sentence_error.items() if claim_error.get(key) is False)
+    if not hidden:
+        return None
+    return (
+        f"{len(hidden):,} sentence(s) labelled an error whose claim labels all say no error "
+        f"(first {keys[hidden[0]][1]!r}): its error counts only on the sentence's claims "
+        "without a label of their own, on none where each has one (an error no claim carries: "
+        "an omission?); --level sentence counts it"
+    )

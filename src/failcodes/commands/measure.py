@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Literal
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.csvcells import safe_frame
 from failcodes.errors import ConfigError, InputError
-from failcodes.labels import refuse_claim_labels
+from failcodes.labels import errors_no_claim_carries, refuse_claim_labels
 from failcodes.labelscope import QuestionScope, assumptions_line
 from failcodes.mapping import DEFAULT_MAPPING, NAMED_MAPPINGS, resolve_mappings
 from failcodes.measurenames import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy
@@ -68,6 +68,8 @@ class MetricsResult:
     read: str | None = None
     #: Systems of the input with no row left (each row dropped at ingest), in one line.
     vanished: str | None = None
+    #: At claim level, sentences labelled an error no claim label carries (labels).
+    hidden: str | None = None
 
     @property
     def assumed(self) -> str | None:
@@ -76,7 +78,7 @@ class MetricsResult:
         First, a system of the input with no row: the tables show the others with no word.
         """
         first = self.report.assumptions() if self.report is not None else None
-        return "; ".join(x for x in (self.vanished, first, self.read) if x) or None
+        return "; ".join(x for x in (self.vanished, first, self.hidden, self.read) if x) or None
 
     @property
     def coverage(self) -> str | None:
@@ -106,7 +108,7 @@ class MetricsResult:
 
     def aside(self) -> list[str]:
         """What rows printed as JSON or CSV hold no field for (the CLI's stderr lines)."""
-        return [line for line in (self.vanished, self.read, self.dropped) if line]
+        return [line for line in (self.vanished, self.hidden, self.read, self.dropped) if line]
 
     def said(self) -> list[str]:
         """What ``failcodes run`` says on stderr too: what a default assumed of the data.
@@ -120,7 +122,7 @@ class MetricsResult:
 
         shape = getattr(self.report, "shape", None)
         partial = shape is not None and shape.questions not in (None, QuestionShape.COMMON)
-        first = self.assumed if partial else self.vanished
+        first = self.assumed if partial else "; ".join(x for x in (self.vanished, self.hidden) if x)
         return [line for line in (first, self.coverage) if line]
 
 
@@ -219,6 +221,7 @@ class MetricsRequest(Request):
             dropped=self._dropped("the metrics"),
             read=verdicts_read(columns.truths),
             vanished=_vanished(self.traces, [d.system for d in report.distributions]),
+            hidden=errors_no_claim_carries(label_list, columns) if level is Level.CLAIM else None,
         )
         if fmt is not None:
             if fmt == "json":
@@ -382,7 +385,12 @@ class DisagreementsRequest(Request):
         gone = _vanished(self.traces, list(cover))  # a system with no row: first
         # passages and reasonings a trace file wrote as 'N/A': none, as ingest reads them
         marked = found.columns.marks.lines() if found.columns.marks is not None else []
-        said = (gone, assumed, unnamed, bare, *marked, read)
+        hidden = (
+            errors_no_claim_carries(found.index.labels, found.columns)
+            if self.level is Level.CLAIM
+            else None
+        )
+        said = (gone, assumed, hidden, unnamed, bare, *marked, read)
         assumed = "; ".join(x for x in said if x) or None
         covered = coverage_line(cover, self.level.value, _errors_only(found.index))
         dropped = _dropped(self.traces, DISAGREEMENTS)
