@@ -1966,6 +1966,21 @@ SWEEP4_CASES: list[Case] = [
         line="failcodes: error: --verdict-column expects COLUMN or COLUMN=SYSTEM, got '=gpt4'",
     ),
     Case(
+        # one threshold over a support score and an error score: one read backwards
+        "ingest-generic/score-columns-named-in-opposite-directions",
+        (
+            *("ingest", "generic", "{d}/d.json", "-o", "{d}/o.jsonl", "--verdict-column"),
+            *("mc_support=mc", "--verdict-column", "hallucination_score=sc"),
+            *("--option", "verdict_threshold=0.5"),
+        ),
+        _write({"d.json": "[]"}),
+        line="failcodes: error: --verdict-column 'hallucination_score' is named as an error "
+        "score and 'mc_support' as a support score, but --option verdict_threshold and "
+        "score_means read every column one way (one of the two would be read backwards): "
+        "ingest each system apart, each with its own --option score_means, and give the trace "
+        "files together",
+    ),
+    Case(
         "ingest-generic/verdict-declared-twice",
         (*GENERIC, "--verdict", "supported", "--verdict", "refuted"),
         _write({"d.json": "[]"}),

@@ -181,3 +181,55 @@ def test_a_sentence_error_no_claim_label_carries_is_said_at_claim_level(
     )
     assert code == 0, err
     assert clause in (stdout + err).splitlines()[0]
+
+
+def test_score_columns_named_in_opposite_directions_under_one_threshold_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A wide table of two score verifiers: MiniCheck's support probability beside
+    # SelfCheckGPT's hallucination score. main refused the second ("give --option
+    # score_means=error"), and following that read minicheck's high support as errors:
+    # mc under non_supported TP 0, FP 2, FN 2, TN 0, exit 0. By hand (threshold 0.5):
+    # mc flags the 0.12 and 0.33 claims (both errors): TP 2, TN 2; sc flags 0.85 (an
+    # error), not 0.30 (an error): TP 1, FN 1, TN 2.
+    rows = [
+        ["q1", "q1:s1", "Aspirin lowers fever.", "0.91", "0.10", "ok"],
+        ["q1", "q1:s2", "Aspirin cures cancer.", "0.12", "0.85", "wrong"],
+        ["q2", "q2:s1", "Ibuprofen is an NSAID.", "0.88", "0.20", "ok"],
+        ["q2", "q2:s2", "Ibuprofen is safe in late pregnancy.", "0.33", "0.30", "wrong"],
+    ]
+    head = ["question_id", "sentence_id", "claim", "minicheck_support", "selfcheck_hallucination"]
+    table = _write_csv(tmp_path / "w.csv", [*head, "label"], rows)
+    out, lab = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    both = ["--verdict-column", "minicheck_support=mc", "--verdict-column"]
+    both += ["selfcheck_hallucination=sc", "--option", "verdict_threshold=0.5", "--map", "label="]
+    for means in ([], ["--option", "score_means=error"]):
+        code, _, err = run_cli(
+            ["ingest", "generic", str(table), "-o", str(out), *both, *means], capsys
+        )
+        assert code == 2 and not out.exists()
+        assert "'selfcheck_hallucination' is named as an error score and 'minicheck_support'" in err
+        assert "ingest each system apart" in err and len(err.strip().splitlines()) == 1
+    # the way it names: each system apart, its own score_means
+    mc, sc = tmp_path / "mc.jsonl", tmp_path / "sc.jsonl"
+    rule = ["--label-rule", "label = wrong -> error", "--labels-out", str(lab)]
+    common = ["--option", "verdict_threshold=0.5", "--option", "unmapped=drop"]
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(mc), "--verdict-column",
+         "minicheck_support=mc", *common, *rule],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(sc), "--verdict-column",
+         "selfcheck_hallucination=sc", "--option", "score_means=error", *common],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(mc), "--traces", str(sc), "--labels", str(lab), "-m",
+         "non_supported", "--format", "csv"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert metrics_counts(stdout, "non_supported") == {"mc": (2, 0, 0, 2), "sc": (1, 0, 1, 2)}

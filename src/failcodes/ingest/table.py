@@ -36,7 +36,13 @@ from failcodes.ingest.runcolumns import RunColumns
 from failcodes.jsonio import byte_blocks, jsonl_lines, jsonl_object
 from failcodes.labelcols import TOTAL_ID_FIELDS, total_id_problem
 from failcodes.labels import Label
-from failcodes.polarity import ERROR_FLAG, judged_stage, judges_a_verdict, says_correct
+from failcodes.polarity import (
+    CORRECT_FLAG,
+    ERROR_FLAG,
+    judged_stage,
+    judges_a_verdict,
+    says_correct,
+)
 from failcodes.sheetio import ShownNumber
 from failcodes.spelling import name_key, spelling_key, two_ways
 from failcodes.tracelines import TraceLine, Voucher, missing_mark, refuse_reference
@@ -221,6 +227,8 @@ class TableSpec:
                 raise ConfigError(
                     f"column {mapped[0]!r} is both mapped (--map) and a --verdict-column"
                 )
+        if self.verdict_threshold is not None:
+            _one_score_direction(columns)
         both = sorted(set(systems) & set(self.declared_verdicts))
         if both:
             raise ConfigError(
@@ -1410,6 +1418,29 @@ def refuse_correct_as_error(renames: Mapping[str, str], path: Path) -> None:
             )
 
 
+def _one_score_direction(columns: Sequence[str]) -> None:
+    """Refuse score columns named in opposite directions under one threshold (ConfigError).
+
+    ``--option score_means`` and ``verdict_threshold`` apply to every ``--verdict-column``:
+    ``minicheck_support`` beside ``selfcheck_hallucination`` read with ``score_means=error``
+    (the refusal of the second named it) took minicheck's high support as errors (TP 0, FP 2,
+    FN 2, TN 0 for TP 2, TN 2, exit 0); read as support, the other way round.
+    """
+    errors = [c for c in columns if ERROR_FLAG.search(c)]
+    support = [
+        c
+        for c in columns
+        if not ERROR_FLAG.search(c) and (CORRECT_FLAG.search(c) or "entail" in c.lower())
+    ]
+    if errors and support:
+        raise ConfigError(
+            f"--verdict-column {errors[0]!r} is named as an error score and {support[0]!r} as "
+            "a support score, but --option verdict_threshold and score_means read every "
+            "column one way (one of the two would be read backwards): ingest each system "
+            "apart, each with its own --option score_means, and give the trace files together"
+        )
+
+
 def _error_flag_columns(spec: TableSpec) -> dict[str | None, str]:
     """The verdict columns named as error flags, by system (None: every row's column).
 
@@ -1445,7 +1476,13 @@ def _refuse_error_flag(row: _Row, flags: Mapping[str | None, str], spec: TableSp
             f"column {column!r} holds scores read as support (at or above "
             f"{spec.verdict_threshold:g}: supported), but its name says a high score marks an "
             "error: give --option score_means=error (or score_means=support if a high score "
-            "means the claim holds)",
+            "means the claim holds)"
+            + (
+                "; it applies to every --verdict-column: if another's high score means "
+                "support, ingest each system apart"
+                if len(spec.verdict_columns) > 1
+                else ""
+            ),
             path=row.path,
             line=row.line,
             field=column,
