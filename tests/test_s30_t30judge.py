@@ -399,3 +399,23 @@ def test_a_budget_stop_with_calls_in_flight_does_not_say_reached(
     summary = json.loads((tmp_path / "r" / "summary.json").read_text("utf-8"))
     assert summary["judged"] == _calls(fake) == 3  # the 3 calls in flight, paid and kept
     assert round(summary["cost_usd"], 4) == spent
+
+
+def test_a_dry_run_counts_no_cache_hit(
+    fake: FakeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A dry run looked each unit up in the response cache counting a hit, so `cache stats`
+    # said "3 entries, 3 hits" after one dry run of a run the cache answers (main: 3 hits
+    # per dry run, none served), where the hits count answers served to runs.
+    src = write_traces(tmp_path / "t.jsonl", make_traces(1))
+    book = write_codebook(tmp_path / "a.yaml")
+    cache = ("--cache", str(tmp_path / "c.sqlite"))
+    assert _judge(fake, capsys, src, book, tmp_path / "a", *cache)[0] == 0  # 3 units stored
+    code, out, _ = _judge(fake, capsys, src, book, tmp_path / "b", *cache, "--dry-run")
+    assert code == 0 and "(0 already done, 3 cached); 0 to call" in out
+    code, out, _ = run_cli(["cache", "stats", "--cache", cache[1], "--json"], capsys)
+    assert code == 0
+    assert (json.loads(out)["entries"], json.loads(out)["hits"]) == (3, 0)  # main: (3, 3)
+    assert _judge(fake, capsys, src, book, tmp_path / "b", *cache)[0] == 0  # served: 3 hits
+    code, out, _ = run_cli(["cache", "stats", "--cache", cache[1], "--json"], capsys)
+    assert json.loads(out)["hits"] == 3

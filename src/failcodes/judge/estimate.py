@@ -398,7 +398,8 @@ def estimate_units(
         if unit.id in done:
             already += 1
             continue
-        if user is not None and judge.lookup(judge.key(user)) is not None:
+        # a dry run's look is no hit: `cache stats` counted one per unit per dry run
+        if user is not None and judge.lookup(judge.key(user), count=False) is not None:
             hits += 1
             continue
         if first is not None:
@@ -422,7 +423,7 @@ def estimate_units(
                 shapes.append(CallShape(prefix, user_tokens[members[0].id]))
                 continue
             user = group_user(members)
-            if cached and judge.lookup(judge.key(user, grouped=True)) is not None:
+            if cached and judge.lookup(judge.key(user, grouped=True), count=False) is not None:
                 hits += len(members)
                 called -= len(members)
                 continue

@@ -308,9 +308,12 @@ class UnitJudge:
             return Annotation(status=Status.UNSCORED, reason=shown, **common)
         return Annotation(status=Status.SCORED, **common, **annotation_fields(answer, unit))
 
-    def lookup(self, key: CacheKey) -> CachedResponse | None:
-        """The cached response under ``key``, if the run has a cache and it holds one."""
-        return self.cache.find(key) if self.cache is not None else None
+    def lookup(self, key: CacheKey, *, count: bool = True) -> CachedResponse | None:
+        """The cached response under ``key``, if the run has a cache and it holds one.
+
+        ``count``: count it as a hit (``cache stats``); a dry run's look does not.
+        """
+        return self.cache.find(key, count=count) if self.cache is not None else None
 
     def from_cache(self, unit: Unit, key: CacheKey) -> Outcome | None:
         """The outcome of ``unit`` from the response cache (None: miss, or a stale entry)."""
