@@ -175,3 +175,22 @@ def test_read_traces_and_labels_given_a_file_object_refuse_in_one_line(tmp_path:
         assert str(caught.value) == (
             "path: expected a file's path (str or pathlib.Path), not TextIOWrapper (give its .name)"
         )
+
+
+def test_compare_names_a_truth_column_with_spaces_quoted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: a reference column 'Actual Label' was refused naming '--truth Actual Label',
+    which a shell reads as --truth Actual and a stray argument. Now quoted as a shell reads it
+    ('--truth 'Actual Label''), and that command reads it: F1 difference -1/15 as for 'y'."""
+    path = tmp_path / "outcomes.csv"
+    rows = ["1,1,1,1", "2,0,1,1", "3,1,0,0", "4,0,0,0", "5,1,1,0", "6,1,0,1", "7,0,0,1"]
+    path.write_text("id,sysA,sysB,Actual Label\n" + "\n".join([*rows, "8,1,1,1"]) + "\n")
+    code, _, err = run_cli(["compare", str(path)], capsys)
+    assert code == 2 and "give the reference with --truth 'Actual Label' (F1" in err
+    code, out, err = run_cli(["compare", str(path), "--truth", "Actual Label"], capsys)
+    assert code == 0, err
+    args = ["compare", str(path), "--truth", "Actual Label", "--format", "json"]
+    code, out, _ = run_cli(args, capsys)
+    f1 = next(r for r in json.loads(out)["tests"] if r["test"] == "permutation_f1")
+    assert f1["statistic"] == pytest.approx(-1 / 15)  # by hand, as in the test above

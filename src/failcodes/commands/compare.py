@@ -8,6 +8,7 @@ Holm-adjusted, and returns them (:class:`CompareResult`); the CLI prints them.
 from __future__ import annotations
 
 import math
+import shlex
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -809,8 +810,8 @@ def _refuse_reference_columns(names: list[str], file: Path) -> None:
             continue
         raise InputError(
             f"column {name!r} is named like the reference or a consensus of the systems "
-            f"({why}), not a system: give the reference with --truth {name} (F1 and recall "
-            "differences), or name the system columns with --systems (a majority vote "
+            f"({why}), not a system: give the reference with --truth {shlex.quote(name)} (F1 "
+            "and recall differences), or name the system columns with --systems (a majority vote "
             "compared as a system too)",
             path=file,
             line=1,
