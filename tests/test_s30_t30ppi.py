@@ -105,3 +105,59 @@ def test_compare_says_interval_once_before_few_resamples(
     assert notes and all(
         n.startswith("interval: from only 5 bootstrap resamples (fewer than 200") for n in notes
     ), notes
+
+
+def test_metrics_on_one_question_prints_no_interval() -> None:
+    """Every unit in one question: each cluster-bootstrap resample draws that question once,
+    so every resample is the sample and the 'interval' was the point twice ([81.8, 81.8]*,
+    "zero-width interval; only 1 clusters (< 20)"). Now no interval and why. 30 units of one
+    question: truth 1 on 12; the system flags 10 of them and 2 of the 18 others: recall 10/12."""
+    from failcodes.metrics import ONE_QUESTION, bootstrap_intervals, counts_by_cluster
+    from failcodes.stats.bootstrap import multinomial_weights
+
+    label = np.array([True] * 12 + [False] * 18)
+    pred = np.array([True] * 10 + [False] * 2 + [True] * 2 + [False] * 16)
+    per = counts_by_cluster(np.zeros(30, dtype=int), np.zeros(30, dtype=int), label, pred, 1, 1)
+    assert per[0, 0].tolist() == [10, 2, 2, 16]  # tp, fp, fn, tn
+    got = bootstrap_intervals(per, multinomial_weights(1, 200, np.random.default_rng(0)), 0.95)
+    for name in ("precision", "recall", "f1"):
+        ci = got[0][name]
+        assert (ci.low, ci.high) == (None, None)
+        assert ci.undefined_reason == ONE_QUESTION
+        assert ci.undefined_reason.startswith("one question: nothing to resample")
+
+
+def test_metrics_cli_says_why_one_question_has_no_interval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """20 sentences of one question, one claim each; the clinician marks an error on s0-s7;
+    system A says refuted on s0-s5 and s8: under `-m refuted` TP 6, FN 2, FP 1, TN 11
+    (recall 6/8 = 75.0). With --bootstrap it printed [75.0, 75.0]* and "zero-width interval;
+    only 1 clusters (< 20)"; now no interval and one line saying why."""
+    from failcodes import labelio, traceio
+    from failcodes.labels import Label
+    from failcodes.verdicts import Verdict
+    from tests.metrics_fixtures import trace
+
+    refuted = {0, 1, 2, 3, 4, 5, 8}
+    traces = [
+        trace("A", "q0", f"s{i}", f"c{i}", Verdict.REFUTED if i in refuted else Verdict.SUPPORTED)
+        for i in range(20)
+    ]
+    labels = [Label(sentence_id=f"s{i}", question_id="q0", has_error=i < 8) for i in range(20)]
+    traceio.write_traces(tmp_path / "t.jsonl", traces)
+    labelio.write_labels(tmp_path / "l.csv", labels)
+    args = ["metrics", "--traces", str(tmp_path / "t.jsonl"), "--labels", str(tmp_path / "l.csv")]
+    args += ["-m", "refuted", "--bootstrap", "200"]
+    code, out, err = run_cli([*args, "--format", "json"], capsys)
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert (row["tp"], row["fn"], row["fp"], row["tn"]) == (6, 2, 1, 11)
+    assert row["recall"] == pytest.approx(0.75)
+    assert row["recall_ci_low"] is None and row["recall_ci_high"] is None
+    assert row["recall_ci_undefined_reason"].startswith("one question: nothing to resample")
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    said = [line for line in (out + err).splitlines() if "no interval (one question" in line]
+    assert len(said) == 1, out + err
+    assert "75.0, 75.0" not in out

@@ -274,13 +274,20 @@ def test_metric_intervals_carry_warnings() -> None:
     from failcodes.metrics import bootstrap_intervals, counts_by_cluster
     from failcodes.stats.bootstrap import multinomial_weights
 
-    # one question, recall 0/3: the interval is [0, 0]
+    # one question, recall 0/3: every resample is the sample, so no interval (session 30:
+    # it was [0, 0] with "zero-width interval; only 1 clusters (< 20)")
     per = counts_by_cluster([0, 0, 0], [0, 0, 0], [True] * 3, [False] * 3, 1, 1)
     weights = multinomial_weights(1, 50, np.random.default_rng(0))
     recall = bootstrap_intervals(per, weights, 0.95)[0]["recall"]
-    assert (recall.low, recall.high) == (0.0, 0.0)
-    assert recall.warning is not None
-    assert "zero-width" in recall.warning and "only 1 clusters" in recall.warning
+    assert (recall.low, recall.high) == (None, None)
+    assert recall.undefined_reason is not None
+    assert recall.undefined_reason.startswith("one question: nothing to resample")
+    # two questions: an interval, with its warning
+    per = counts_by_cluster([0, 0, 1, 1], [0] * 4, [True] * 4, [False, True] * 2, 2, 1)
+    weights = multinomial_weights(2, 50, np.random.default_rng(0))
+    recall = bootstrap_intervals(per, weights, 0.95)[0]["recall"]
+    assert recall.low is not None and recall.warning is not None
+    assert "only 2 clusters (< 20)" in recall.warning
 
 
 @pytest.fixture

@@ -398,6 +398,7 @@ class MetricsReport(FrozenModel):
         out: list[str] = []
         reasons: dict[str, set[str]] = {}
         warned: dict[str, set[str]] = {}
+        unsaid: dict[str, set[str]] = {}  # a defined metric without an interval
         for r in self.results:
             for name in METRICS:
                 cell = f"{r.system}/{r.mapping}:{SHORT[name]}"
@@ -407,6 +408,8 @@ class MetricsReport(FrozenModel):
                 ci = r.intervals.get(name)
                 if ci is not None and ci.warning:  # every interval the table shows
                     warned.setdefault(ci.warning, set()).add(cell)
+                if ci is not None and ci.undefined_reason and not reason:  # one question
+                    unsaid.setdefault(ci.undefined_reason, set()).add(cell)
             if r.n_unlabelled and r.mapping == self.results[0].mapping:
                 out.append(subset_note(r.system, r.level.value, r.n, r.n_unlabelled))
         for reason, where in sorted(reasons.items()):
@@ -426,6 +429,8 @@ class MetricsReport(FrozenModel):
             )
         for warning, where in sorted(warned.items()):
             out.append(f"– CI warning ({warning}): {listed(sorted(where))}")
+        for why, where in sorted(unsaid.items()):
+            out.append(f"– no interval ({why}): {listed(sorted(where))}")
         return out + self._never_flagged()
 
     def _never_flagged(self) -> list[str]:
@@ -779,6 +784,13 @@ def _point(per_cluster: IntArray) -> dict[str, FloatArray]:
 #: agree's coefficients do).
 UNDEFINED_SHARE = 0.9
 
+#: Why a metric whose units all sit in one question has no interval: the cluster bootstrap
+#: draws whole questions, so every resample is the sample itself.
+ONE_QUESTION = (
+    "one question: nothing to resample; the bootstrap draws whole questions, so every "
+    "resample is the sample itself"
+)
+
 
 def _intervals(
     values: dict[str, FloatArray],
@@ -813,6 +825,17 @@ def _intervals(
                     resamples=resamples,
                     defined_resamples=0,
                     undefined_reason=f"undefined in all {resamples} resamples: {reason}",
+                )
+                continue
+            if n_clusters[g] == 1:  # every resample is the sample itself: [81.8, 81.8]* was
+                # printed as an interval, with "zero-width interval; only 1 clusters (< 20)"
+                out[g][name] = Interval(
+                    low=None,
+                    high=None,
+                    confidence=confidence,
+                    resamples=resamples,
+                    defined_resamples=int(n_def[g]),
+                    undefined_reason=ONE_QUESTION,
                 )
                 continue
             value = float(point[name][g])

@@ -203,10 +203,14 @@ def prf_table(metrics: Iterable[dict[str, object]], *, level: str = "sentence") 
             m.get("fn"),
             m.get("tn"),
         )
-        warnings = {
-            name: str(m[f"{metric}_ci_warning"])
+        warnings = {  # or why a defined metric has none (one question: nothing to resample)
+            name: str(
+                m.get(f"{metric}_ci_warning")
+                or f"no interval: {m[f'{metric}_ci_undefined_reason']}"
+            )
             for metric, name in (("precision", "P"), ("recall", "R"), ("f1", "F1"))
             if m.get(f"{metric}_ci_warning")
+            or (m.get(metric) is not None and m.get(f"{metric}_ci_undefined_reason"))
         }
         row["CI warning"] = "; ".join(f"{k}: {v}" for k, v in warnings.items())
         rows.append(row)
