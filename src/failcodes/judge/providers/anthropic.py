@@ -10,21 +10,20 @@ retry-after.
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 from failcodes.annotations import CoderKind
-from failcodes.errors import ProviderError
 from failcodes.judge.providers.base import (
     ProviderReply,
     ProviderRequest,
     TokenUsage,
     token_count,
-    too_deep,
 )
 from failcodes.judge.providers.credentials import api_key
 from failcodes.judge.providers.credentials import base_url as checked_base_url
-from failcodes.judge.providers.jsontext import body_json, json_payload
-from failcodes.judge.providers.sdkerrors import not_json, sdk_errors
+from failcodes.judge.providers.jsontext import json_payload
+from failcodes.judge.providers.sdkerrors import post_json
 from failcodes.judge.schema import NoAnswer
 
 KEY_VAR = "ANTHROPIC_API_KEY"
@@ -147,23 +146,8 @@ class AnthropicProvider:
         """Send one request; map SDK errors onto the engine's retry classes."""
         body = self.build(request)
         auth = f"Anthropic rejected the key in {KEY_VAR} (401); check it, or use --judge offline"
-        url = f"{str(self.client.base_url).rstrip('/')}/v1/messages"
-        try:
-            with sdk_errors(self.sdk, spec=self.spec, auth_message=auth, url=url):
-                # Posted as ``messages.create`` posts it (the client's headers and key), the
-                # reply kept as the JSON the server sent (``cast_to=object``), as the OpenAI
-                # provider and a batch result do: a Message built from it (a model per
-                # block) and dumped back cost ~15% of the client's CPU in a judge run (issue
-                # 30), and the journal kept the dump, the server's keys plus the SDK's
-                # optional fields as null. Nothing reads those back: old journals read alike.
-                message = await self.client.post("/v1/messages", body=body, cast_to=object)
-                if isinstance(message, str):  # not a JSON content type: the SDK's text
-                    message = body_json(message)
-        except RecursionError:  # a body nested too deeply to decode
-            return too_deep(body)
-        if not isinstance(message, dict):  # an HTML page, a JSON list or null
-            raise ProviderError(not_json(self.spec, url, f"({str(message)[:80]!r})"))
-        return reply_from_body(message, request.schema_name, body)
+        read = partial(reply_from_body, schema_name=request.schema_name, raw_request=body)
+        return await post_json(self, "/v1/messages", body, auth, read)
 
     async def aclose(self) -> None:
         """Close the HTTP client."""

@@ -12,22 +12,21 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
 from failcodes.annotations import CoderKind
-from failcodes.errors import ProviderError
 from failcodes.judge.providers.base import (
     ProviderReply,
     ProviderRequest,
     TokenUsage,
     token_count,
-    too_deep,
 )
 from failcodes.judge.providers.credentials import api_key
 from failcodes.judge.providers.credentials import base_url as checked_base_url
-from failcodes.judge.providers.jsontext import body_json, json_payload
-from failcodes.judge.providers.sdkerrors import not_json, sdk_errors
+from failcodes.judge.providers.jsontext import json_payload
+from failcodes.judge.providers.sdkerrors import post_json
 from failcodes.judge.schema import NoAnswer
 
 KEY_VAR = "OPENAI_API_KEY"
@@ -170,31 +169,10 @@ class OpenAIProvider:
         """Send one request; map SDK errors onto the engine's retry classes."""
         body = self.build(request)
         auth = f"the server rejected the key in {KEY_VAR} (401); check it, or use --judge offline"
-        url = f"{str(self.client.base_url).rstrip('/')}/chat/completions"
-        try:
-            with sdk_errors(self.sdk, spec=self.spec, auth_message=auth, url=url):
-                # The body is plain JSON, sent as built: ``chat.completions.create`` would walk
-                # it against the SDK's parameter types first (each message and the response
-                # schema against every member of their unions, ~90 calls a request), a third
-                # of the client's CPU in a judge run (issue 30). The bearer key only, as
-                # ``create`` sends it (never an admin key). The reply comes back as the JSON
-                # the server sent (``cast_to=object``), kept so in the journal as a batch
-                # result is: a ChatCompletion built from it and dumped back cost ~5% of the
-                # client's CPU, and the journal kept the dump (the server's keys plus the SDK's
-                # optional fields as null; nothing reads them back: old journals read alike).
-                completion = await self.client.post(
-                    "/chat/completions",
-                    body=body,
-                    cast_to=object,
-                    options={"security": {"bearer_auth": True}},
-                )
-                if isinstance(completion, str):  # not a JSON content type: the SDK's text
-                    completion = body_json(completion)
-        except RecursionError:  # a body nested too deeply to decode
-            return too_deep(body)
-        if not isinstance(completion, dict):  # an HTML page, a JSON list or null
-            raise ProviderError(not_json(self.spec, url, f"({str(completion)[:80]!r})"))
-        return reply_from_completion(completion, body)
+        # the bearer key only, as ``chat.completions.create`` sends it (never an admin key)
+        bearer = {"security": {"bearer_auth": True}}
+        read = partial(reply_from_completion, raw_request=body)
+        return await post_json(self, "/chat/completions", body, auth, read, options=bearer)
 
     async def aclose(self) -> None:
         """Close the HTTP client."""
