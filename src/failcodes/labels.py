@@ -1571,9 +1571,31 @@ def errors_no_claim_carries(
     labelled, nowhere (sentence q1:s1 an error, its two claims each no error: recall 1/1 at
     claim level for 1/2 at sentence level, no word). None when there is no such sentence.
     """
+    hidden = sentence_errors_no_claim_carries(labels, traces)
+    return no_claim_carries_clause(len(hidden), hidden[0][1]) if hidden else None
+
+
+def no_claim_carries_clause(count: int, first: object) -> str:
+    """The words for :func:`errors_no_claim_carries` (the CLI's first line, the report's note)."""
+    return (
+        f"{count:,} sentence(s) labelled an error whose claim labels all say no error "
+        f"(first {first!r}): its error counts only on the sentence's claims without a label "
+        "of their own, on none where each has one (an error no claim carries: an omission?); "
+        '--level sentence counts it (in a study: [metrics] level = "sentence")'
+    )
+
+
+def sentence_errors_no_claim_carries(
+    labels: Sequence[Label],
+    traces: Iterable[Trace] | TraceColumns | SentenceColumns | None = None,
+) -> list[tuple[Any, Any]]:
+    """(label system, sentence id) of each sentence :func:`errors_no_claim_carries` names.
+
+    In label order; the system is None for labels shared by every system.
+    """
     claim_ids = label_column(labels, "claim_id")
     if not any(c is not None for c in claim_ids):
-        return None
+        return []
     sids = label_column(labels, "sentence_id")
     if traces is not None and any(s is None and c for s, c in zip(sids, claim_ids, strict=True)):
         parent = _first_parents(traces, labels)[1]
@@ -1593,11 +1615,4 @@ def errors_no_claim_carries(
         else:
             claim_error[key] = claim_error.get(key, False) or bool(error)
     hidden = sorted(pos for key, pos in sentence_error.items() if claim_error.get(key) is False)
-    if not hidden:
-        return None
-    return (
-        f"{len(hidden):,} sentence(s) labelled an error whose claim labels all say no error "
-        f"(first {keys[hidden[0]][1]!r}): its error counts only on the sentence's claims "
-        "without a label of their own, on none where each has one (an error no claim carries: "
-        "an omission?); --level sentence counts it"
-    )
+    return [keys[pos] for pos in hidden]

@@ -16,7 +16,12 @@ from typing import Any, ClassVar, Literal
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.csvcells import safe_frame
 from failcodes.errors import ConfigError, InputError
-from failcodes.labels import errors_no_claim_carries, refuse_claim_labels
+from failcodes.labels import (
+    errors_no_claim_carries,
+    no_claim_carries_clause,
+    refuse_claim_labels,
+    sentence_errors_no_claim_carries,
+)
 from failcodes.labelscope import QuestionScope, assumptions_line
 from failcodes.mapping import DEFAULT_MAPPING, NAMED_MAPPINGS, resolve_mappings
 from failcodes.measurenames import DEFAULT_WITHOUT_CLAIMS, Level, WithoutClaimsPolicy
@@ -215,17 +220,20 @@ class MetricsRequest(Request):
         if self.verdicts:
             dropped = self._dropped("these shares")
             return self._distributions(report.distributions, fmt, dropped, columns.truths)
+        hidden = (
+            sentence_errors_no_claim_carries(label_list, columns) if level is Level.CLAIM else []
+        )
         result = MetricsResult(
             report=report,
             distributions=list(report.distributions),
             dropped=self._dropped("the metrics"),
             read=verdicts_read(columns.truths),
             vanished=_vanished(self.traces, [d.system for d in report.distributions]),
-            hidden=errors_no_claim_carries(label_list, columns) if level is Level.CLAIM else None,
+            hidden=no_claim_carries_clause(len(hidden), hidden[0][1]) if hidden else None,
         )
         if fmt is not None:
             if fmt == "json":
-                rows = [r.flat() for r in report.results]
+                rows = [_with_hidden(r.flat(), hidden) for r in report.results]
                 text = json.dumps(rows, indent=2, allow_nan=False) + "\n"
             else:
                 frame = safe_frame(report.to_dataframe(), self.out or "<stdout>")
@@ -286,6 +294,18 @@ def _errors_only(index: Any) -> bool:
     else:
         flags = [label.has_error for label in labels]
     return len(flags) > 0 and all(flags)
+
+
+def _with_hidden(row: dict[str, Any], hidden: Sequence[tuple[Any, Any]]) -> dict[str, Any]:
+    """A claim-level JSON row with its sentence errors no claim label carries, where any.
+
+    The report's metrics section says them from these fields (run's stderr alone said them:
+    the report page showed recall 1/1 for a clinician's error counted nowhere, no word).
+    """
+    mine = [sid for system, sid in hidden if system is None or system == row.get("system")]
+    if not mine:
+        return row
+    return {**row, "n_errors_no_claim_carries": len(mine), "first_error_no_claim_carries": mine[0]}
 
 
 def _vanished(traces: list[Path], present: list[str]) -> str | None:

@@ -38,6 +38,7 @@ from failcodes.report.tables import (
     agreement_labels,
     agreement_table,
     code_shares,
+    hidden_error_notes,
     labelled,
     multi_label_caption,
     never_flagged_notes,
@@ -488,6 +489,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
             )
         sec.notes.extend(without_claims_notes(inputs.metrics))
         sec.notes.extend(subset_notes(inputs.metrics))
+        sec.notes.extend(hidden_error_notes(inputs.metrics))
         sec.notes.extend(never_flagged_notes(inputs.metrics))
         self_notes = inputs.notes.get("metrics", [])
         sec.notes.extend(self_notes)

@@ -23,6 +23,7 @@ from failcodes.annotations import NOT_ASSESSABLE, Status
 from failcodes.attribution import cell_codes, quality_rate
 from failcodes.codebook import Part, UnitKind
 from failcodes.errors import InputError
+from failcodes.labels import no_claim_carries_clause
 from failcodes.metrics import ERRORS_ONLY, WITHOUT_CLAIMS_RULE, WithoutClaimsPolicy, subset_note
 from failcodes.tally import row_weights
 from failcodes.unitrepeats import marked
@@ -269,6 +270,26 @@ def subset_notes(metrics: Iterable[dict[str, object]]) -> list[str]:
         said = ERRORS_ONLY.removeprefix("; ").format(level=level, m=others)
         notes.append(said[0].upper() + said[1:] + ".")
     return notes
+
+
+def hidden_error_notes(metrics: Iterable[dict[str, object]]) -> list[str]:
+    """Claim-level rows' sentence errors no claim label carries, one line per count and first.
+
+    ``metrics --format json`` writes them at claim level (``n_errors_no_claim_carries``): a
+    sentence labelled an error whose claims each carry a no-error label counts nowhere there
+    (recall 1/1 on the page for 1/2 at sentence level; run's stderr alone said it).
+    """
+    found: dict[tuple[int, str], list[str]] = {}
+    for m in metrics:
+        n = _count(m.get("n_errors_no_claim_carries"))
+        if n and m.get("level") == "claim":
+            systems = found.setdefault((n, str(m.get("first_error_no_claim_carries"))), [])
+            if str(m.get("system")) not in systems:
+                systems.append(str(m.get("system")))
+    return [
+        f"Claim level, {', '.join(systems)}: {no_claim_carries_clause(n, first)}."
+        for (n, first), systems in found.items()
+    ]
 
 
 def unlabelled_claims_note(metrics: Iterable[dict[str, object]]) -> str:

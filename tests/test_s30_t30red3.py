@@ -1,0 +1,80 @@
+"""Session 30 (t30red3): whole studies on outside shapes, the report page checked by hand."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import run_cli, small_study
+
+
+def _page(root: Path) -> str:
+    text = (root / "report" / "index.html").read_text(encoding="utf-8")
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", text)))
+
+
+#: One data set, traces and labels from two files; the claim level is the study's.
+_CLAIM_STUDY = """
+[[datasets]]
+name = "d"
+[[datasets.ingest]]
+adapter = "generic"
+paths = ["t.csv"]
+[[datasets.ingest]]
+adapter = "generic-labels"
+paths = ["l.csv"]
+[[datasets.pipelines]]
+system = "*"
+evidence = "none"
+"""
+
+
+def test_a_claim_level_study_says_a_sentence_error_no_claim_label_carries(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # t30red's shape 6 in a study (its shape 15): q1:s1 is labelled an error while each of
+    # its two claims is labelled no error. By hand, claim level: q1:s1:c1, c2 take their
+    # own no-error labels, q1:s2:c1 its sentence's error, q2:s1:c1 its sentence's none.
+    # A (supported, supported, refuted, supported): TP 1, FP 0, FN 0, TN 3 (recall 1/1);
+    # B refutes q2:s1:c1 too: TP 1, FP 1, FN 0, TN 2. The clinician's error in q1:s1 counts
+    # nowhere (sentence level: A TP 1, FN 1, TN 1, recall 1/2). main's report page said
+    # nothing of it (run's stderr alone, its way "--level sentence", a CLI option).
+    study = small_study(tmp_path, capsys, "hidden", _CLAIM_STUDY)
+    text = study.read_text(encoding="utf-8")
+    study.write_text(text.replace("bootstrap = 0\n", 'bootstrap = 0\nlevel = "claim"\n'))
+    sent = "Aspirin lowers fever and cures cancer."
+    rows = [
+        ("q1", "q1:s1", "q1:s1:c1", "Aspirin lowers fever.", sent, "supported", "supported"),
+        ("q1", "q1:s1", "q1:s1:c2", "Aspirin cures cancer.", sent, "supported", "supported"),
+        ("q1", "q1:s2", "q1:s2:c1", "Take it daily.", "Take it daily.", "refuted", "refuted"),
+        ("q2", "q2:s1", "q2:s1:c1", "It is an NSAID.", "It is an NSAID.", "supported", "refuted"),
+    ]
+    (tmp_path / "t.csv").write_text(
+        "system,question_id,sentence_id,claim_id,claim,sentence,verdict\n"
+        + "".join(
+            f"{s},{q},{sid},{cid},{claim},{sentence},{a if s == 'A' else b}\n"
+            for s in ("A", "B")
+            for q, sid, cid, claim, sentence, a, b in rows
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / "l.csv").write_text(
+        "question_id,sentence_id,claim_id,has_error\n"
+        "q1,q1:s1,,true\nq1,q1:s1,q1:s1:c1,false\nq1,q1:s1,q1:s1:c2,false\n"
+        "q1,q1:s2,,true\nq2,q2:s1,,false\n",
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(["run", str(tmp_path)], capsys)
+    assert code == 0, err
+    prf = (tmp_path / "report" / "tables" / "prf_claim.md").read_text(encoding="utf-8")
+    assert "| A | refuted | 100.0 | 100.0 | 100.0 | 1 | 0 | 0 | 3 |" in prf
+    assert "| B | refuted | 50.0 | 100.0 | 66.7 | 1 | 1 | 0 | 2 |" in prf  # P 1/2, F1 2/3
+    clause = "1 sentence(s) labelled an error whose claim labels all say no error (first 'q1:s1')"
+    study_way = '--level sentence counts it (in a study: [metrics] level = "sentence")'
+    assert clause in err and study_way in err
+    page = _page(tmp_path)
+    assert f"Claim level, A, B: {clause}" in page
+    assert study_way in page
