@@ -2842,6 +2842,25 @@ def _coded_study(plan: bool = False, reviewed: bool = False) -> Setup:
     return setup
 
 
+def _scope_review(d: Path) -> None:
+    """A planned study whose one review codes 'Scope' (the dimension is 'scope')."""
+    from failcodes import codebook as codebooks
+
+    _coded_study(plan=True)(d)
+    plan = json.loads((d / "study/review/plans/ds.retrieval.json").read_text(encoding="utf-8"))
+    review = dict(
+        ANNOTATION,
+        unit_id=plan["units"][0]["unit_id"],
+        status="scored",
+        reason=None,
+        codebook=codebooks.bundled().ref().model_dump(mode="json"),
+        coder="alice",
+        coder_kind="human",
+        codes={"entity_match": "exact_entity", "Scope": "exact_scope"},
+    )
+    (d / "study" / "review" / "alice.jsonl").write_text(json.dumps(review) + "\n")
+
+
 def main_quiet(argv: list[str]) -> bool:
     """Run the CLI for a setup step; True on exit 0."""
     import contextlib
@@ -2958,6 +2977,28 @@ STUDY_FILE_CASES: list[Case] = [
         ("review", "plan", "{d}/study", "-p", "retrieval", "-n", "6", "--name", "  "),
         _coded_study(),
         line="failcodes: error: --name '': an empty plan name; name the plan or leave --name out",
+    ),
+    # a review naming a dimension 'Scope': its codes read as no code on scope (t30human)
+    *(
+        Case(
+            f"review-dimension-named-otherwise/{what}",
+            argv,
+            _scope_review,
+            line="failcodes: error: {d}/study/review/alice.jsonl:1, field 'codes.Scope': 'Scope' "
+            "is not a dimension of the retrieval part of medical-fact-check v1 (its dimensions: "
+            "entity_match, scope, trustworthy, evidence_polarity, chunking): its code would be "
+            "read as no code on any of them (is it 'scope'?)",
+        )
+        for what, argv in (
+            ("report", REPORT),
+            (
+                "status",
+                (
+                    *("review", "status", "{d}/study/review/plans/ds.retrieval.json"),
+                    *("--reviews", "{d}/study/review/alice.jsonl"),
+                ),
+            ),
+        )
     ),
 ]
 

@@ -32,7 +32,7 @@ import pandas as pd
 from pydantic import Field, field_validator, model_validator
 
 from failcodes.annotations import Annotation, CoderKind, Status
-from failcodes.codebook import UnitKind
+from failcodes.codebook import Codebook, UnitKind
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError, InputError, choice
 
@@ -501,6 +501,41 @@ def people_only(path: Path, reviews: list[Annotation]) -> None:
         line=line,
         field="coder_kind",
     )
+
+
+def known_dimensions(
+    path: Path, reviews: list[Annotation], cb: Codebook, part: UnitKind | None = None
+) -> None:
+    """Refuse a review made under ``cb`` that codes a dimension its part does not have.
+
+    ``part``: check only the reviews of that part (`review status` says the others apart).
+
+    A review file written by hand or from a spreadsheet with ``"Scope"`` (or ``"scope "``)
+    for ``scope``: the codes under it were read as no code on scope, and the report's scope
+    cells said "24 reviewed unit(s) with no code on scope counted as not reviewed" of units
+    the reviewer did code (human and corrected shares left out, exit 0).
+    """
+    for i, ann in enumerate(reviews):
+        if ann.codebook.hash != cb.hash or part not in (None, ann.unit_kind):
+            continue  # another version's: migrated (or stale) first
+        dims = [d.id for d in cb.part(ann.unit_kind).dimensions]
+        odd = next((d for d in sorted({*ann.codes, *ann.code_sets}) if d not in dims), None)
+        if odd is None:
+            continue
+        from failcodes.jsonio import iter_jsonl
+        from failcodes.spelling import unseen_note
+
+        near = next((d for d in dims if d.casefold() == " ".join(odd.split()).casefold()), None)
+        hint = f" (is it {near!r}?)" if near is not None else ""
+        line = next(n for j, (n, _) in enumerate(iter_jsonl(path)) if j == i)
+        raise InputError(
+            f"{odd!r} is not a dimension of the {ann.unit_kind.value} part of {cb.name} "
+            f"v{cb.version}{unseen_note(odd)} (its dimensions: {', '.join(dims)}): its code "
+            f"would be read as no code on any of them{hint}",
+            path=path,
+            line=line,
+            field=f"codes.{odd}",
+        )
 
 
 def match_reviews(plan: ReviewPlan, reviews: Mapping[str, Annotation]) -> PlanProgress:

@@ -367,7 +367,7 @@ class ReviewStatusRequest(Request):
         folder = self.plan_path.parent
         in_study = (folder.name, folder.parent.name) == ("plans", "review")
         if in_study:  # in a study: as the report
-            anns, stale, target = _usable(folder.parent.parent, found_in)
+            anns, stale, target = _usable(folder.parent.parent, found_in, plan.part)
         codes = human_codes(anns, plan.part)
         drawn: dict[str, list[str]] = {}
         for unit in plan.units:
@@ -406,7 +406,7 @@ class ReviewStatusRequest(Request):
         )
 
 
-def _usable(root: Path, files: dict[str, list[Any]]) -> tuple[list[Any], int, str]:
+def _usable(root: Path, files: dict[str, list[Any]], part: UnitKind) -> tuple[list[Any], int, str]:
     """The reviews the report uses, how many are stale, and the study codebook's version.
 
     The reviews are brought to the study's codebook (:func:`study_codebook`) as the report
@@ -415,10 +415,13 @@ def _usable(root: Path, files: dict[str, list[Any]]) -> tuple[list[Any], int, st
     ('12/12') where the report left every one out.
     """
     from failcodes.report.rundir import study_codebook
+    from failcodes.reviewplan import known_dimensions
     from failcodes.reviewversions import bring_reviews
     from failcodes.study.recode import lineage
 
     cb = study_codebook(root)
+    for name, found in files.items():  # 'Scope' for scope: the report refuses it too
+        known_dimensions(Path(name), found, cb, part)
     books = lineage(root / f"{cb.name}.yaml", cb, StudyLayout.of(root))
     versions = bring_reviews(files, cb, books)
     return versions.reviews, versions.stale, f"{cb.name} v{cb.version}"

@@ -65,6 +65,7 @@ from failcodes.reviewplan import (
     draw_digest,
     draw_reason,
     human_codes,
+    known_dimensions,
     match_reviews,
     people_only,
     plan_source,
@@ -88,7 +89,7 @@ from failcodes.study.layout import (
 from failcodes.tableio import read_models_jsonl, table_columns
 from failcodes.tally import FIRST, REPEAT, is_tally, row_weights, tally_chunks, value_counts
 from failcodes.unitrepeats import FirstUnits
-from failcodes.units import Unit, UnitKind, build_units, disagreement_traces
+from failcodes.units import Unit, UnitKind, build_units
 from failcodes.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -1466,6 +1467,7 @@ def _corrected(
                 sum(reviews[u].judge_shown for u in plan.estimation_ids() & reviews.keys()),
                 progress.estimation_reviewed,
             )
+            + _unplanned_text(root, plan, [p for _, p in plans])
         )
         table = corrected_table(rows, by, judge_stratified=judge_stratified)
         if skew is not None:  # beside every cell: its interval may not cover
@@ -1573,6 +1575,28 @@ SKEWED_WARNING = "reviews not a random part of the plan's drawn units (note)"
 PRESET_WARNING = (
     "{} of {} reviews made with the judge's codes pre-selected: may lean toward it (note)"
 )
+
+
+def _unplanned_text(root: Path, plan: ReviewPlan, plans: list[ReviewPlan]) -> str:
+    """Which data set a plan's corrected table is of, when others of its part have none.
+
+    Its rows name a retriever (verifier) as Table 8 (9) does without the data set: with a
+    second data set added after the draw ('ds2/bm25' 0.0% judge-only in Table 8), 'bm25
+    corrected 100.0' read as bm25's, not ds's alone, and ds2 had no word that it stayed
+    uncorrected.
+    """
+    layout = StudyLayout.of(root)
+    table = layout.per_passage if plan.part is UnitKind.RETRIEVAL else layout.per_trace
+    planned = {PurePosixPath(p.source).parent.name for p in plans if p.part is plan.part}
+    others = [d for d in layout.attribution_datasets() if d not in planned and table(d).is_file()]
+    if not others:
+        return ""
+    mine = PurePosixPath(plan.source).parent.name
+    which = "Table 8" if plan.part is UnitKind.RETRIEVAL else "Table 9"
+    return (
+        f"; data set {mine} only: {', '.join(others)} has no review plan of this part (its "
+        f"columns of {which} are judge-coded, uncorrected)"
+    )
 
 
 def _outside_agreement_text(count: int) -> str:
@@ -1875,6 +1899,7 @@ def _known_codes(path: Path, reviews: list[Annotation], cb: Codebook) -> None:
     judge's 50% (with a judge run: "ratings ['Exact entity'] are not in the category list",
     naming no file, line or field).
     """
+    known_dimensions(path, reviews, cb)  # a dimension named otherwise ('Scope'): no code there
     lists = cb.code_lists()
     for i, ann in enumerate(reviews):
         found = None if ann.codebook.hash != cb.hash else foreign_code(ann, lists)
@@ -1964,38 +1989,54 @@ def _reopen(layout: StudyLayout, versions: ReviewVersions) -> list[ReopenUnits]:
     """The units of each file's stale reviews, per kind, to review again under the new version.
 
     Each is found among the study's disagreements (the units its judge runs coded), with the
-    judge run whose codes the new review tasks pre-select.
+    judge run whose codes the new review tasks pre-select. Each data set's disagreements are
+    read once for every file and kind (they were read once per review file, kind and data
+    set, the whole file each time).
     """
-    from failcodes.disagreementio import read_disagreements
+    from failcodes.disagreementio import read_disagreement_traces
 
-    out: list[ReopenUnits] = []
-    for name in versions.files:
-        for kind in UnitKind:
-            wanted = versions.stale_units(name, kind)
-            if not wanted:
-                continue
-            found: dict[str, Unit] = {}
-            judged: Path | None = None
-            for ds in layout.datasets():
-                path = layout.disagreements(ds)
-                if not path.is_file():
-                    continue
-                traces = disagreement_traces(read_disagreements(path))
-                units = {u.id: u for u in build_units(traces, kind) if u.id in wanted}
-                if units and judged is None:
-                    judged = layout.judge_current(ds, judge_kind(kind))
-                found.update(units)
-            out.append(
-                ReopenUnits(
-                    review=name,
-                    kind=kind,
-                    units=[found[u] for u in wanted if u in found],
-                    missing=[u for u in wanted if u not in found],
-                    judged=judged,
-                    codebook=_study_codebook_path(layout),
-                )
-            )
-    return out
+    wanted = {
+        (name, kind): units
+        for name in versions.files
+        for kind in UnitKind
+        if (units := versions.stale_units(name, kind))
+    }
+    if not wanted:
+        return []
+    kinds = {kind for _, kind in wanted}
+    ids = {
+        kind: {u for (_, k), units in wanted.items() if k is kind for u in units} for kind in kinds
+    }
+    found: dict[UnitKind, dict[str, Unit]] = {kind: {} for kind in kinds}
+    first: dict[UnitKind, dict[str, int]] = {kind: {} for kind in kinds}  # unit -> data set
+    sets = layout.datasets()
+    for i, ds in enumerate(sets):
+        path = layout.disagreements(ds)
+        if not path.is_file():
+            continue
+        traces = read_disagreement_traces(path)
+        for kind in kinds:
+            held = {u.id: u for u in build_units(traces, kind) if u.id in ids[kind]}
+            found[kind].update(held)
+            for u in held:
+                first[kind].setdefault(u, i)
+
+    def judged(kind: UnitKind, units: list[str]) -> Path | None:
+        # the judge run of the first data set holding one of the file's units
+        at = min((first[kind][u] for u in units if u in first[kind]), default=None)
+        return None if at is None else layout.judge_current(sets[at], judge_kind(kind))
+
+    return [
+        ReopenUnits(
+            review=name,
+            kind=kind,
+            units=[found[kind][u] for u in units if u in found[kind]],
+            missing=[u for u in units if u not in found[kind]],
+            judged=judged(kind, units),
+            codebook=_study_codebook_path(layout),
+        )
+        for (name, kind), units in wanted.items()
+    ]
 
 
 def _check_study_datasets(layout: StudyLayout) -> None:

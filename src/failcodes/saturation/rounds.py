@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from failcodes.saturation.changes import Change, ChangeOp, migration_map, next_v
 from failcodes.saturation.coders import Coder
 from failcodes.saturation.dedupe import (
     KnownPattern,
+    close_names,
     codebook_patterns,
     deduplicate,
     normalise_name,
@@ -481,6 +482,39 @@ def _refuse_known_name(
             field=field,
         )
     added[norm] = proposal.id
+    # a name the reviewer typed a few edits from a code ('Pediatric population' beside leaf
+    # 'Paediatric population'): added and counted as a new pattern without a word (the
+    # proposer's names are said in proposer_notes; a rename was not); a `note` saying why it
+    # is another pattern lets it through (hypertension / hypotension are 2 edits apart too)
+    near = rename_variant(proposal, decision, name, known.values())
+    if near is not None:
+        raise DecisionError(proposal.id, near, field="new_name")
+
+
+def rename_variant(
+    proposal: Proposal, decision: Decision, name: str, known: Iterable[KnownPattern]
+) -> str | None:
+    """Why a rename to a spelling variant of a code is refused (None: none is refused).
+
+    None too when the decision's ``note`` says why it is another pattern.
+    """
+    if decision.action is not Action.RENAME or (decision.note or "").strip():
+        return None
+    codes = {k.ref: k for k in known if k.ref.startswith(("leaf:", "subcode:"))}
+    hits = close_names(name, ((k.ref, k.name) for k in codes.values()))
+    if not hits:
+        return None
+    ref, other, n = hits[0]
+    how = (
+        f"decide merge with target {ref} if it is the same pattern"
+        if codes[ref].dimension == proposal.dimension
+        else f"reject it if it is the same pattern (dimension {codes[ref].dimension})"
+    )
+    return (
+        f"renamed to {name!r}, close to existing code {ref.split(':', 1)[1]!r} ({other!r}) "
+        f"(edit distance {n}): a spelling variant would be added as a new code and counted as "
+        f"a new pattern; {how}, or say in `note` why it is another pattern"
+    )
 
 
 def latest_annotations(store: ProjectStore) -> dict[str, Annotation]:

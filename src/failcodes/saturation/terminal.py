@@ -11,9 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from failcodes.saturation.dedupe import codebook_patterns
 from failcodes.saturation.models import Action, Decision, Proposal
 from failcodes.saturation.review import example_view, merge_targets, proposer_label
-from failcodes.saturation.rounds import current_round, record_decisions, undecided
+from failcodes.saturation.rounds import (
+    current_round,
+    record_decisions,
+    rename_variant,
+    undecided,
+)
 from failcodes.saturation.store import ProjectStore, SaturationError
 
 Ask = Callable[[str], str]
@@ -134,6 +140,23 @@ def review_interactively(store: ProjectStore, reviewer: str, ask: Ask, say: Say)
                     say("  a rename needs a name")
                     continue
                 new_definition = ask("New definition (empty keeps it): ").strip() or None
+            note = None
+            if choice == "rename":  # a spelling variant of a code: said, a reason asked
+                draft = Decision(
+                    proposal_id=p.id,
+                    round=number,
+                    action=Action.RENAME,
+                    reviewer=reviewer,
+                    via="terminal",
+                    new_name=new_name,
+                )
+                known = codebook_patterns(codebook, store.config().kind)
+                near = rename_variant(p, draft, new_name or "", known)
+                if near is not None:
+                    say(f"  {near}")
+                    note = ask("Why is it another pattern? (empty: choose again): ").strip()
+                    if not note:
+                        continue
             decision = Decision(
                 proposal_id=p.id,
                 round=number,
@@ -143,6 +166,7 @@ def review_interactively(store: ProjectStore, reviewer: str, ask: Ask, say: Say)
                 target=target,
                 new_name=new_name,
                 new_definition=new_definition,
+                note=note,
             )
         if decision is None:
             continue
