@@ -270,40 +270,6 @@ def _skew(table: Any, results: list[AgreementResult]) -> list[str]:
     ]
 
 
-def _consensus_column(table: Any) -> str:
-    """For the first line: a rater column that sides with the others' majority (a consensus?).
-
-    A consensus (adjudicated) column beside exactly two raters, under a name no consensus word
-    holds (``C``), was a third rater: Fleiss 0.618 for the two raters' 0.426, with no word (the
-    value rule leaves a column out from four columns on). Beside three raters on 30 units the
-    value rule, shared by the columns, had too few rows: ``decision``, their majority on 30 of
-    30 rows, read Fleiss 0.488 for the raters' 0.317; from four columns each is tested at
-    :data:`MAX_P` alone (equal raters are so named in 4% of tables or fewer), or, never
-    departing, at :data:`SAID_EXACT_P` (``R_all``, the majority of three raters each the lone
-    dissenter on 3 of 30 units, p 0.042, read Fleiss 0.696 for their 0.595 with no word). A
-    much better rater than the others reads so too: said, not left out.
-    """
-    import numpy as np  # loaded already: the table is numpy's
-
-    from failcodes.stats.summaries import MAX_P, SAID_EXACT_P, value_summaries
-
-    if len(table.raters) < 3:
-        return ""
-    rows = [[f"{v:g}" if np.isfinite(v) else None for v in row] for row in table.values]
-    level = None if len(table.raters) == 3 else MAX_P
-    exact = 0.0 if len(table.raters) == 3 else SAID_EXACT_P  # never departing: p < 0.05
-    found = value_summaries(
-        rows, list(table.raters), min_columns=3, max_p=level, exact_p=exact
-    ).summaries
-    return "".join(
-        f"; {s.column} {s.reason.split(': a majority')[0]}: a consensus of "
-        f"{', '.join(rest[:-1])} and {rest[-1]}? read here as a rater (--raters "
-        f"{','.join(rest)} leaves it out)"
-        for s in found
-        for rest in [[r for r in table.raters if r != s.column]]
-    )
-
-
 def _copies(table: Any) -> list[str]:
     """For the first line: two raters who gave the same rating to each of 10+ units both rated.
 
@@ -714,7 +680,7 @@ class AgreeRequest(Request):
         # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
         from failcodes.coderagreement import annotation_agreement
         from failcodes.ratingsio import read_ratings_frame, read_weight_matrix
-        from failcodes.stats.tables import ratings_tables, table_agreement
+        from failcodes.stats.tables import consensus_clause, ratings_tables, table_agreement
 
         rows: list[dict[str, Any]] = []
         group_keys: list[str] = []
@@ -869,7 +835,7 @@ class AgreeRequest(Request):
                 )
                 rows.extend(_row(r, **extra) for r in results)
                 said[key] = _table_clauses(table, frame, results, self.categories is not None)
-                said[key] += "" if self.raters else _consensus_column(table)
+                said[key] += "" if self.raters else consensus_clause(table)
                 # a --weights-matrix too: its rows are the values given, a level nobody gave
                 # (3 of 1, 2, 4, 5) has no row, unsaid where linear weights said it
                 if table.labels is None and self.categories is None:

@@ -1,0 +1,53 @@
+"""Session 30, helper t30api: the Python layer says what the CLI says.
+
+Each test names what main gave and the value worked by hand (or by an independent package)
+beside the assertion.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pandas as pd
+import pytest
+
+import failcodes as fc
+
+#: Three raters of 30 units (a/b): 21 unanimous units (12 a, 9 b); on 9 units one rater
+#: dissents (each rater 3 times). Their row-wise majority beside them as ``R_all``.
+THREE = [("a", "a", "a")] * 12 + [("b", "b", "b")] * 9
+THREE += [("b", "a", "a"), ("a", "b", "a"), ("a", "a", "b"), ("b", "a", "a"), ("a", "b", "a")]
+THREE += [("a", "b", "b"), ("b", "a", "b"), ("b", "b", "a"), ("a", "b", "b")]
+
+
+def _majority_frame() -> pd.DataFrame:
+    frame = pd.DataFrame(THREE, columns=["r1", "r2", "r3"])
+    frame.insert(0, "unit", range(1, 31))
+    frame["R_all"] = [Counter(r).most_common(1)[0][0] for r in THREE]
+    return frame
+
+
+def test_ratings_from_frame_says_a_majority_column_read_as_a_rater() -> None:
+    """Before: ratings_from_frame + agreement_table on r1..r3 and their majority R_all gave
+    the 4-rater Fleiss 0.696 with no word (only the agree command's first line said it);
+    the table's repr was the values matrix. Now the table and the results carry agree's
+    first line in Python words, and both reprs show it."""
+    table = fc.ratings_from_frame(_majority_frame())
+    clause = (
+        "R_all equals the row-wise majority of the other columns on 30 of 30 rows (the other "
+        "columns equal theirs on 90%): a consensus of r1, r2 and r3? read here as a rater "
+        "(raters=['r1', 'r2', 'r3'] leaves it out)"
+    )
+    assert len(table.notes) == 1 and clause in table.notes[0]
+    assert table.notes[0].startswith("Assumed: raters (4): r1, r2, r3, R_all;")
+    assert clause in repr(table) and "30 units x 4 raters" in repr(table)
+    results = fc.agreement_table(table, ["fleiss"])
+    assert results.notes == table.notes and clause in repr(results)
+    # Fleiss by hand, n = 4: P_i = 1 on 21 units, 0.5 on 9, mean 0.85; p_a = 67/120,
+    # P_e = 7298/14400; kappa = (0.85 - 0.506806) / 0.493194 = 0.695860 (statsmodels 0.6958603)
+    assert results[0].value == pytest.approx(0.6958603, abs=1e-6)
+    # the way the note names: the three raters, by hand (n = 3): P_i = 1 or 1/3, mean 0.8;
+    # p_a = 50/90, P_e = 41/81; kappa = (0.8 - 41/81) / (40/81) = 0.595. No clause then.
+    kept = fc.ratings_from_frame(_majority_frame(), raters=["r1", "r2", "r3"])
+    assert "consensus" not in kept.notes[0]
+    assert fc.agreement_table(kept, ["fleiss"])[0].value == pytest.approx(0.595)
