@@ -124,17 +124,6 @@ COMMAND_SUMMARIES: dict[str, str] = {
 }
 
 
-def _top_level_help(argv: list[str]) -> bool:
-    """``failcodes``, ``failcodes --help``: the command list only."""
-    return not argv or argv == ["--help"]
-
-
-def _list_commands() -> None:
-    """Register a help-only stand-in per command (see :data:`COMMAND_SUMMARIES`)."""
-    for name, summary in COMMAND_SUMMARIES.items():
-        app.command(name, help=summary, add_help_option=False)(_stand_in)
-
-
 def _stand_in() -> None:  # pragma: no cover - only listed, never run
     """A command listed by ``failcodes --help``; running it imports the real one."""
 
@@ -261,8 +250,9 @@ def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
         signal.signal(signal.SIGTERM, terminate_like_interrupt)
     args = sys.argv[1:] if argv is None else argv
     process_defaults()
-    if _top_level_help(args):
-        _list_commands()
+    if not args or args == ["--help"]:  # the command list only: a help-only stand-in each
+        for name, summary in COMMAND_SUMMARIES.items():
+            app.command(name, help=summary, add_help_option=False)(_stand_in)
     elif not _register_only(args):
         register_commands()
     if "--help" in args:

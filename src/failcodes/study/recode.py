@@ -189,10 +189,6 @@ def _export_input(work: RecodeWork) -> None:
         export_run(work.run_dir, read_summary(work.run_dir), only=set(work.units))
 
 
-def _done(path: Path, member: str | None) -> set[str]:
-    return {e.unit_id for e in read_entries(path) if e.member == member}
-
-
 @dataclass(frozen=True)
 class PanelSeat:
     """One member of the study's judge panel: its 1-based place and its name in the panel."""
@@ -224,7 +220,7 @@ def plan_kind(
     root = layout.judge_recode_run(dataset, kind, newest.version)
     run_dir = root if member is None else member_dir(root, member.index, member.name)
     name = None if member is None else member.name
-    done = _done(root / RECODE_ENTRIES, name)
+    done = {e.unit_id for e in read_entries(root / RECODE_ENTRIES) if e.member == name}
     previous = _previous(layout, dataset, kind, newest.version, name)
     stale: dict[str, Annotation | None] = {}
     for uid in sorted(units):
