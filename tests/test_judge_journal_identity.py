@@ -46,7 +46,12 @@ def test_a_journal_written_before_the_model_key_is_not_checked_on_it(tmp_path: P
 
 @pytest.mark.parametrize(
     ("kind", "old"),
-    [("retrieval", "heuristic-v2"), ("reasoning", "heuristic-v3"), ("reasoning", "heuristic-v4")],
+    [
+        ("retrieval", "heuristic-v2"),
+        ("reasoning", "heuristic-v3"),
+        ("reasoning", "heuristic-v4"),
+        ("retrieval", "heuristic-v5"),
+    ],
 )
 def test_a_run_of_the_heuristic_before_its_rules_changed_is_not_resumed(
     workdir: Path, capsys: pytest.CaptureFixture[str], kind: str, old: str
@@ -55,7 +60,8 @@ def test_a_run_of_the_heuristic_before_its_rules_changed_is_not_resumed(
     # the name, so a v2 run resumed afterwards held units of both rules under one identity.
     # heuristic-v3's grounding read the passage ids, which the prompt does not show; v4 reads
     # the titles it shows instead; v5 reads the ids again, which the verification prompt now
-    # shows. The model is now heuristic-v5: an old run is refused in one line, never mixed.
+    # shows; v6 reads Chinese, Japanese and Korean text (t30red3). The model is now
+    # heuristic-v6: an old run is refused in one line, never mixed.
     traces = write_traces(workdir / "traces.jsonl", make_traces(2))
     args = ["judge", kind, "--from", str(traces), "-o", "run"]
     code, _, err = run_cli(args, capsys)
@@ -66,7 +72,7 @@ def test_a_run_of_the_heuristic_before_its_rules_changed_is_not_resumed(
     code, _, err = run_cli(args, capsys)
     assert code != 0
     assert [x for x in err.splitlines() if "error" in x] == [
-        f"failcodes: error: run holds a run with model='{old}', not 'heuristic-v5'; use "
+        f"failcodes: error: run holds a run with model='{old}', not 'heuristic-v6'; use "
         "another output folder (-o) for a different run"
     ]
 

@@ -160,7 +160,7 @@ def test_defaults_are_defined_once_on_the_request() -> None:
 @pytest.mark.parametrize(
     ("text", "vendor", "model", "base_url", "heuristic"),
     [
-        ("offline", "offline", "heuristic-v5", None, True),
+        ("offline", "offline", "heuristic-v6", None, True),
         ("anthropic:claude-x", "anthropic", "claude-x", None, False),
         ("OpenAI:gpt-5-mini", "openai", "gpt-5-mini", None, False),
         # a compatible server named with the judge

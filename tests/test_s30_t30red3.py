@@ -78,3 +78,75 @@ def test_a_claim_level_study_says_a_sentence_error_no_claim_label_carries(
     page = _page(tmp_path)
     assert f"Claim level, A, B: {clause}" in page
     assert study_way in page
+
+
+#: Seed 003's atomic fact-check shape, a system answering in Chinese: f1 a right fact (TRUE,
+#: confirmed), f2 a wrong one the pipeline passed (TRUE, not confirmed: FN under refuted).
+_ATOMIC_ZH = [
+    {
+        "system": "zh",
+        "answer_id": "a1",
+        "fact_id": "f1",
+        "fact": "阿司匹林可降低早发型子痫前期风险。",
+        "verdict": "TRUE",
+        "human_confirms": True,
+        "chunks": [{"chunk_id": "c1", "text": "低剂量阿司匹林降低了高危孕妇的早发型子痫前期。"}],
+    },
+    {
+        "system": "zh",
+        "answer_id": "a1",
+        "fact_id": "f2",
+        "fact": "叶酸应在怀孕后开始服用。",
+        "verdict": "TRUE",
+        "human_confirms": False,
+        "error_category": "incorrect information",
+        "chunks": [{"chunk_id": "c2", "text": "叶酸应在受孕前开始服用。"}],
+    },
+]
+
+
+def test_the_offline_baseline_reads_a_chinese_passage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The heuristic read [a-z0-9] words alone: a Chinese claim had none, so its passage was
+    # coded irrelevant / broader scope / neutral and, starting on no capital and ending on
+    # '。' not '.', truncated; the FN went to retrieval. Read as character bigrams (v6), f2's
+    # claim 叶酸应在怀孕后开始服用 has 10 bigrams, 6 of them in the passage (叶酸 酸应 应在 开始
+    # 始服 服用; not 在怀 怀孕 孕后 后开): overlap 0.6 -> exact entity (>= 0.6), exact scope (no
+    # number, no population word, >= 0.5), direct polarity (>= 0.5, no hedge), well chunked
+    # (a caseless first letter, ends on '。'); no source: trust not assessable. Every assessed
+    # dimension high -> verification (as its English twin "Folic acid is taken after
+    # conception." / "Folic acid should be started before conception." is coded).
+    import json
+
+    study = small_study(
+        tmp_path,
+        capsys,
+        "zh",
+        '[[datasets]]\nname = "atomic"\n[[datasets.ingest]]\nadapter = "atomic"\n'
+        'paths = ["facts.jsonl"]\nlabels = true\n[[datasets.pipelines]]\nsystem = "*"\n'
+        'evidence = "retrieved"\n',
+        judge='kinds = ["retrieval"]',
+    )
+    text = study.read_text(encoding="utf-8")
+    study.write_text(text.replace("bootstrap = 0\n", 'bootstrap = 0\nlevel = "claim"\n'))
+    (tmp_path / "facts.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in _ATOMIC_ZH), encoding="utf-8"
+    )
+    code, _, err = run_cli(["run", str(tmp_path)], capsys)
+    assert code == 0, err
+    tables = tmp_path / "report" / "tables"
+    prf = (tables / "prf_claim.md").read_text(encoding="utf-8")
+    assert "| zh | refuted | – | 0.0 | – | 0 | 0 | 1 | 1 |" in prf
+    quality = (tables / "retrieval_quality.md").read_text(encoding="utf-8")
+    for row in (
+        "| Entity match | Exact entity | 100.0 |",
+        "| Scope | Exact scope | 100.0 |",
+        "| Evidence polarity | Direct polarity | 100.0 |",
+        "| Chunking | Well chunked | 100.0 |",
+        "| Chunking | Truncated | 0.0 |",
+    ):
+        assert row in quality, quality
+    summary = (tables / "attribution.md").read_text(encoding="utf-8")
+    assert "| system | verification | total |" in summary  # no stage retrieval (main: 1)
+    assert "| zh | 1 | 1 |" in summary

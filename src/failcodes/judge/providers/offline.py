@@ -29,8 +29,26 @@ def _words_of(text: str) -> frozenset[str]:
 
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)?")
+#: A run of Chinese, Japanese or Korean script: written without spaces, so the run is read as
+#: its character bigrams (a run of one character as itself). Read as [a-z0-9] alone, a Chinese
+#: claim had no word: every passage was coded irrelevant, broader scope and neutral, and (no
+#: capital to start on, no '.' to end on) truncated, so each disagreement went to retrieval.
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
-_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+")
+_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])\s*(?=\S)")
+#: A sentence's end in CJK text (the ideographic full stop, full-width ! and ?, closing quotes),
+#: Devanagari (danda) and Arabic (question mark, Urdu full stop).
+_CJK_ENDS = (
+    "\u3002",
+    "\uff01",
+    "\uff1f",
+    "\u3002\u300d",
+    "\u3002\u300f",
+    "\u3002\uff09",
+    "\u0964",
+    "\u061f",
+    "\u06d4",
+)
 _STOP = _words_of(
     """
     a an the of in on at to for from by with and or but is are was were be been being it
@@ -85,13 +103,18 @@ _TOKENISED = 4096
 
 @functools.lru_cache(maxsize=_TOKENISED)
 def _words(text: str) -> tuple[str, ...]:
-    return tuple(_WORD.findall(text.lower()))
+    words = _WORD.findall(text.lower())
+    for run in _CJK.findall(text):
+        words.extend(run[i : i + 2] for i in range(max(1, len(run) - 1)))
+    return tuple(words)
 
 
 @functools.lru_cache(maxsize=_TOKENISED)
 def _content(text: str) -> frozenset[str]:
     return frozenset(
-        w[:6] for w in set(_words(text)) if (w not in _STOP and len(w) > 2) or w.isdigit()
+        w[:6]
+        for w in set(_words(text))
+        if (w not in _STOP and len(w) > 2) or w.isdigit() or _CJK.match(w)
     )
 
 
@@ -237,8 +260,11 @@ def _polarity(claim: str, p: Passage) -> _Outcome:
 
 def _chunk(_claim: str, p: Passage) -> _Outcome:
     text = p.text.strip()
-    starts_ok = bool(text) and (text[0].isupper() or text[0].isdigit() or text[0] in "\"'(")
-    ends_ok = text.endswith((".", "!", "?", '."', ".)", ".'"))
+    # a letter of a script without case (Chinese, Arabic, ...) starts a sentence as a capital does
+    first = text[:1]
+    caseless = first.isalpha() and not first.islower() and not first.isupper()
+    starts_ok = bool(text) and (first.isupper() or first.isdigit() or first in "\"'(" or caseless)
+    ends_ok = text.endswith((".", "!", "?", '."', ".)", ".'", *_CJK_ENDS))
     if starts_ok and ends_ok:
         return _Outcome(True, note="starts and ends on sentence boundaries")
     note = f"starts on boundary {starts_ok}, ends on boundary {ends_ok}"
@@ -407,8 +433,10 @@ def _plan(part: Part) -> list[_DimensionPlan]:
 #: whenever its rules change what it writes, so a resumed run never mixes two versions' units
 #: (v3: a quote is a 20-word span of the best sentence, no longer the passage five times; v4:
 #: grounding reads what the prompt shows, the passages' titles, no longer their ids; v5: the
-#: verification prompt shows the ids, and grounding reads them again).
-OFFLINE_MODEL = "heuristic-v5"
+#: verification prompt shows the ids, and grounding reads them again; v6: Chinese, Japanese and
+#: Korean text is read as character bigrams, and a sentence of a caseless script or ending on
+#: '。' is on a boundary).
+OFFLINE_MODEL = "heuristic-v6"
 
 
 class OfflineCoder:
