@@ -204,7 +204,7 @@ def test_a_dataframe_given_for_a_path_is_refused_naming_the_field(tmp_path: Path
             model(**values)
         said.append(str(caught.value))
     why = "a DataFrame, not a path: write it to a file (.jsonl, .csv, ...), give its path"
-    assert said == [f"--traces: {why}", f"--traces: {why}", f"--labels: {why}", f"FILE: {why}"]
+    assert said == [f"traces: {why}", f"traces: {why}", f"labels: {why}", f"file: {why}"]
 
 
 def test_metrics_from_python_says_the_notes_the_cli_prints_under_its_table(

@@ -6,12 +6,15 @@ beside the assertion.
 
 from __future__ import annotations
 
+import io
 from collections import Counter
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import failcodes as fc
+from failcodes.errors import ConfigError
 
 #: Three raters of 30 units (a/b): 21 unanimous units (12 a, 9 b); on 9 units one rater
 #: dissents (each rater 3 times). Their row-wise majority beside them as ``R_all``.
@@ -51,3 +54,37 @@ def test_ratings_from_frame_says_a_majority_column_read_as_a_rater() -> None:
     kept = fc.ratings_from_frame(_majority_frame(), raters=["r1", "r2", "r3"])
     assert "consensus" not in kept.notes[0]
     assert fc.agreement_table(kept, ["fleiss"])[0].value == pytest.approx(0.595)
+
+
+def test_a_request_given_an_open_file_names_its_keyword_and_the_path(tmp_path: Path) -> None:
+    """Before: AgreeRequest(file=open(path)) said pydantic's "FILE: Input is not a valid
+    path for <class 'pathlib.Path'>"; MetricsRequest(traces=open(path)) was accepted, each
+    line of the file read as a path (30 paths '1,a,a,a,a\\n', ...). Now one line names the
+    keyword, what was given and the path to give."""
+    path = tmp_path / "r.csv"
+    _majority_frame().to_csv(path, index=False)
+    with path.open() as f, pytest.raises(ConfigError) as caught:
+        fc.AgreeRequest(file=f)
+    assert str(caught.value) == (
+        f"file: an open file (TextIOWrapper of {str(path)!r}), not a path: give file={str(path)!r}"
+    )
+    with path.open() as f, pytest.raises(ConfigError) as caught:
+        fc.MetricsRequest(traces=f, labels=path)
+    assert str(caught.value) == (
+        f"traces: an open file (TextIOWrapper of {str(path)!r}), not a path: give "
+        f"traces=[{str(path)!r}]"
+    )
+    with pytest.raises(ConfigError) as caught:
+        fc.CompareRequest(file=io.BytesIO(b"id,a,b\n"))
+    assert str(caught.value) == (
+        "file: a file object (BytesIO), not a path: write it to a file, give its path"
+    )
+
+
+def test_a_list_of_paths_given_one_path_is_that_path_alone(tmp_path: Path) -> None:
+    """Before: MetricsRequest(traces='t.jsonl') said "--traces: Input should be a valid
+    list" (a str or a Path for a list field): one path is what a user means."""
+    for given in ("t.jsonl", Path("t.jsonl")):
+        request = fc.MetricsRequest(traces=given, labels="l.jsonl")
+        assert request.traces == [Path("t.jsonl")]
+        assert request.argv() == ["metrics", "--traces", "t.jsonl", "--labels", "l.jsonl"]

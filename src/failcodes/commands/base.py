@@ -16,7 +16,7 @@ import shlex
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Any, ClassVar, Self, TypeVar, get_args
+from typing import Any, ClassVar, Self, TypeVar, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -26,6 +26,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from failcodes.contract import FrozenModel
 from failcodes.errors import ConfigError
@@ -105,6 +106,34 @@ def _word(value: Any) -> str:
     return str(value)
 
 
+#: The error type of a refusal that names its keyword argument itself (``traces: ...``):
+#: a value only Python can give (a DataFrame, an open file), said without the CLI's flag.
+PYTHON_VALUE = "python_value"
+
+
+def _path_field(annotation: Any) -> tuple[bool, bool]:
+    """Whether a field's type takes a path, and whether it takes a list of paths."""
+    types = set(get_args(annotation)) if get_origin(annotation) is not list else {annotation}
+    types = types or {annotation}
+    listed = any(get_origin(t) is list and get_args(t) == (Path,) for t in types)
+    return Path in types or listed, listed
+
+
+def _not_a_path(name: str, value: Any, listed: bool) -> str:
+    """A Python value given for a path field, refused naming the keyword (``traces``)."""
+    if hasattr(value, "to_parquet"):
+        return (
+            f"{name}: a DataFrame, not a path: write it to a file (.jsonl, .csv, ...), give "
+            "its path"
+        )
+    kind = type(value).__name__
+    path = getattr(value, "name", None)
+    if isinstance(path, str | os.PathLike) and str(path):  # an open file: its path is known
+        given = f"[{str(path)!r}]" if listed else repr(str(path))
+        return f"{name}: an open file ({kind} of {str(path)!r}), not a path: give {name}={given}"
+    return f"{name}: a file object ({kind}), not a path: write it to a file, give its path"
+
+
 class Options(FrozenModel):
     """A command's options (a request, or the part of one a study file's table holds)."""
 
@@ -117,7 +146,7 @@ class Options(FrozenModel):
         ``seed=True`` seed 1, ``budget=True`` $1).
         """
         items = value if isinstance(value, list | tuple) else [value]
-        if any(hasattr(v, "to_parquet") for v in items):  # a DataFrame (its columns read as paths)
+        if any(hasattr(v, "to_parquet") for v in items):  # a DataFrame (a path field: above)
             raise ValueError(
                 "a DataFrame, not a path: write it to a file (.jsonl, .csv, ...), give its path"
             )
@@ -133,6 +162,30 @@ class Options(FrozenModel):
                 raise ValueError(
                     f"expected a {'whole ' if int in types else ''}number, not {value}"
                 )
+        return value
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _paths_as_given(cls, value: Any, info: ValidationInfo) -> Any:
+        """A path field given an open file, a BytesIO or a DataFrame is refused by its keyword.
+
+        ``AgreeRequest(file=open(...))`` said pydantic's "FILE: Input is not a valid path for
+        <class 'pathlib.Path'>"; ``MetricsRequest(traces=open(...))`` read each line of the
+        file as a path. A list of paths given one path (``traces='t.jsonl'``) is that path
+        alone: it said "--traces: Input should be a valid list".
+        """
+        if info.field_name is None:
+            return value
+        takes_path, listed = _path_field(cls.model_fields[info.field_name].annotation)
+        if not takes_path:
+            return value
+        items = value if isinstance(value, list | tuple) else [value]
+        odd = next((v for v in items if hasattr(v, "read") or hasattr(v, "to_parquet")), None)
+        if odd is not None:
+            said = _not_a_path(info.field_name, odd, listed)
+            raise PydanticCustomError(PYTHON_VALUE, "{said}", {"said": said})
+        if listed and isinstance(value, str | os.PathLike):
+            return [value]
         return value
 
 
@@ -245,6 +298,8 @@ def validation_message(model: type[BaseModel], exc: ValidationError) -> str:
     if name in model.model_fields:
         where = name.upper() if is_argument(model, name) else max(field_flags(model, name), key=len)
     message = str(err["msg"]).removeprefix("Value error, ")
+    if err["type"] == PYTHON_VALUE:  # names its keyword itself (a value only Python gives)
+        return message
     if err["type"] == "extra_forbidden":  # a misspelt argument (Python): name it
         return unknown_field(model, name)
     if not where or message.startswith(where):  # the message names its flag already
