@@ -113,7 +113,8 @@ def name_key(name: str) -> str:
 
     Its dashes written ``-`` and NFKC: ``ｇｐｔ`` typed fullwidth in one file beside ``gpt`` in
     another was scored as a second system, each with half the answers (n 2 and n 2 for one
-    system's n 4, exit 0).
+    system's n 4, exit 0). A column name too (:func:`~failcodes.tableio.header_hint`): a
+    zero-width space pasted after ``verdict`` showed the refused name as the expected one.
     """
     return spelling_key(lookalike(name))
 

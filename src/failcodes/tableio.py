@@ -54,7 +54,7 @@ from failcodes.sheetio import (
     sheet_rows,
     title_hint,
 )
-from failcodes.spelling import first_unseen_difference, lookalike, spelling_key, unseen_note
+from failcodes.spelling import first_unseen_difference, name_key, unseen_note
 from failcodes.verdicts import NO_VERDICT_WAY
 
 if TYPE_CHECKING:  # imported where used: reading a labels file imports no pydantic (issue 30)
@@ -334,22 +334,12 @@ def header_hint(header: Sequence[str], wanted: str) -> str:
                     f"the header is separated by {what}, expected commas: save the table as "
                     "CSV (comma delimited)"
                 )
-    near = [h for h in cells if h != wanted and header_key(h) == wanted]
+    near = [h for h in cells if h != wanted and name_key(h) == wanted]
     if not near:
         return ""
     unseen = first_unseen_difference(near[0], wanted)
     shows = f"; it holds {unseen}, a character that shows as nothing" if unseen else ""
     return f"column {near[0]!r}: did you mean {wanted!r}? (names are exact: case, spaces{shows})"
-
-
-def header_key(name: str) -> str:
-    """A column name as :func:`header_hint` compares it to the one it seems to mean.
-
-    Case and spaces folded, and characters that show as nothing left out: a zero-width space
-    pasted after ``verdict``, or a second byte-order mark before the first name, printed the
-    refused name exactly as the expected one ("unknown column", no word why).
-    """
-    return spelling_key(lookalike(name))
 
 
 def map_hint(convert: str | None) -> str:
@@ -415,7 +405,7 @@ def check_columns(
             raise InputError("column appears twice in the header", path=path, line=1, field=name)
         seen.add(name)
         if columns is not None and name not in columns:
-            near = header_key(name)
+            near = name_key(name)
             hint = header_hint(header, near if near in columns else "")
             if hint:
                 raise InputError(hint, path=path, line=1)

@@ -297,7 +297,7 @@ def check_header(path: Path, header: Sequence[str], spec: TableSpec) -> None:
         elif name in TRACE_FIELDS:
             fields.add(name)
         elif spec.unmapped == "error":
-            near = tableio.header_key(name)
+            near = name_key(name)
             hint = tableio.header_hint(header, near if near in TRACE_FIELDS else "")
             if hint:
                 raise InputError(hint, path=path, line=1)
