@@ -150,3 +150,48 @@ def test_the_offline_baseline_reads_a_chinese_passage(
     summary = (tables / "attribution.md").read_text(encoding="utf-8")
     assert "| system | verification | total |" in summary  # no stage retrieval (main: 1)
     assert "| zh | 1 | 1 |" in summary
+
+
+def test_runs_under_two_codebook_versions_are_refused_naming_each_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two data sets judged under medical-fact-check v1; the study file then names v2 and d1
+    # alone is re-coded (failcodes recode STUDY --dataset d1) before a `report`: main's line
+    # was 'annotations were made under different codebooks (medical-fact-check@1+...,
+    # medical-fact-check@2+...)', naming no run folder and no way. The way named works:
+    # `failcodes run` re-codes d2 and builds the report.
+    sets = "".join(
+        f'[[datasets]]\nname = "{d}"\n[[datasets.ingest]]\nadapter = "generic"\n'
+        f'paths = ["{d}.csv"]\nlabels = true\nlabel_rule = "gold = incorrect -> error"\n'
+        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "none"\n'
+        for d in ("d1", "d2")
+    )
+    study = small_study(tmp_path, capsys, "versions", sets)
+    for d in ("d1", "d2"):  # s1 an error A misses: one disagreement, its reasoning coded
+        (tmp_path / f"{d}.csv").write_text(
+            "question_id,sentence_id,claim,verdict,system,reasoning,gold\n"
+            f"q1,s1,{d} claim one.,supported,A,Because one.,incorrect\n"
+            f"q1,s2,{d} claim two.,supported,A,Because two.,correct\n",
+            encoding="utf-8",
+        )
+    code, _, err = run_cli(["run", str(tmp_path)], capsys)
+    assert code == 0, err
+    assert run_cli(["init", str(tmp_path / "v2"), "--codebook-version", "2"], capsys)[0] == 0
+    (tmp_path / "medical-fact-check.v2.yaml").write_bytes(
+        (tmp_path / "v2" / "medical-fact-check.v2.yaml").read_bytes()
+    )
+    text = study.read_text(encoding="utf-8")
+    study.write_text(
+        re.sub(r"^codebook = .*$", 'codebook = "medical-fact-check.v2.yaml"', text, flags=re.M)
+    )
+    code, _, err = run_cli(["recode", str(tmp_path), "--dataset", "d1"], capsys)
+    assert code == 0, err
+    code, _, err = run_cli(["report", str(tmp_path)], capsys)
+    assert code == 2
+    [line] = [x for x in err.splitlines() if "error" in x]
+    assert "medical-fact-check@1+" in line and " in judge/d2/reasoning" in line
+    assert "medical-fact-check@2+" in line and " in judge/d1/reasoning.v0002" in line
+    assert "failcodes run STUDY plans failcodes recode" in line
+    code, _, err = run_cli(["run", str(tmp_path)], capsys)
+    assert code == 0, err
+    assert (tmp_path / "judge" / "d2" / "reasoning.v0002").is_dir()

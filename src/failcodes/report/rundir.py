@@ -431,15 +431,36 @@ def _judge_run_facts(path: Path) -> _RunFacts:
     return _RunFacts(refs, coders, heuristic, quotes, models)
 
 
+def _add_refs(
+    refs: dict[tuple[str, int, str], str],
+    found: set[tuple[str, int, str]],
+    folder: Path,
+    root: Path,
+) -> None:
+    """Note the codebooks a judge run cites, each with the first run folder citing it."""
+    where = folder.relative_to(root) if folder.is_relative_to(root) else folder
+    for ref in found:
+        refs.setdefault(ref, where.as_posix())
+
+
 def _find_codebook(
-    refs: set[tuple[str, int, str]], explicit: Codebook | None, root: Path
+    refs: dict[tuple[str, int, str], str], explicit: Codebook | None, root: Path
 ) -> Codebook | None:
-    """The codebook the annotations name: ``explicit``, else the study's copy, else bundled."""
+    """The codebook the annotations name: ``explicit``, else the study's copy, else bundled.
+
+    Runs coded under two versions (a data set re-coded after a bump, another not yet) are
+    refused naming a run of each and the way: the line named neither, as if the annotations
+    were one file.
+    """
     if not refs:
         return explicit
     if len(refs) > 1:
-        shown = ", ".join(f"{n}@{v}+{h[:12]}" for n, v, h in sorted(refs))
-        raise InputError(f"annotations were made under different codebooks ({shown})")
+        shown = ", ".join(f"{n}@{v}+{h[:12]} in {refs[(n, v, h)]}" for n, v, h in sorted(refs))
+        raise InputError(
+            f"annotations were made under different codebooks ({shown}): a report reads one; "
+            "re-code the older run(s) to the study file's codebook (failcodes run STUDY plans "
+            "failcodes recode for a run coded under another version)"
+        )
     name, version, digest = next(iter(refs))
     candidates = [explicit] if explicit is not None else []
     if explicit is None:
@@ -465,10 +486,11 @@ def study_codebook(root: Path) -> Codebook:
     ``review status`` counts the reviews the report will use by it.
     """
     layout = StudyLayout.of(root)
-    refs: set[tuple[str, int, str]] = set()
+    refs: dict[tuple[str, int, str], str] = {}
     for name in layout.judge_datasets():
         for kind in JUDGE_KINDS:
-            refs |= _run_refs(layout.judge_current(name, kind))
+            folder = layout.judge_current(name, kind)
+            _add_refs(refs, _run_refs(folder), folder, root)
     return _find_codebook(refs, None, root) or _study_file_codebook(layout) or codebooks.bundled()
 
 
@@ -555,7 +577,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
 
     per_passage, per_trace, stages = [], [], {"retrieval": 0, "verification": 0}
     attributed_rows: list[pd.DataFrame] = []
-    refs: set[tuple[str, int, str]] = set()
+    refs: dict[tuple[str, int, str], str] = {}  # codebook -> the first run citing it
     judges: set[str] = set()
     endpoints: dict[str, str] = {}  # judge -> where it was called (the run box says)
     heuristic = models = False
@@ -617,12 +639,12 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 judge_files.append(folder)
             if seen is not None:
                 judge_files.append(ann_path)
-                refs |= seen.refs
+                _add_refs(refs, seen.refs, folder, root)
                 judges |= seen.coders
                 heuristic |= seen.heuristic
                 models |= seen.models
             else:  # a panel (no annotations of its own): its members' codebook
-                refs |= _run_refs(folder)
+                _add_refs(refs, _run_refs(folder), folder, root)
             # each summary through its contract (a count edited to -5 was shown as it was)
             summary = read_summary(folder)
             if summary is not None:
