@@ -6518,6 +6518,30 @@ T30ATT_CASES: list[Case] = [
 ]
 
 
+def _range_index_labels(d: Path) -> None:
+    """t.jsonl and l.parquet written by pandas with its sentence ids 1, 2 as the index."""
+    import pandas as pd
+
+    (d / "t.jsonl").write_text(GOOD_TRACES, encoding="utf-8")
+    frame = pd.DataFrame({"sentence_id": [1, 2], "has_error": [True, False]})
+    frame.set_index("sentence_id").to_parquet(d / "l.parquet")
+
+
+T30LEFT_CASES: list[Case] = [
+    Case(
+        # pandas keeps an index of 1, 2 as a RangeIndex in the metadata alone: "a label needs
+        # a sentence_id or a claim_id", no word of the index
+        "metrics/labels-id-in-a-pandas-range-index",
+        _METRICS_ONE,
+        _range_index_labels,
+        line="failcodes: error: {d}/l.parquet: the pandas index 'sentence_id' (1, 2) is kept "
+        "only in the file's metadata, not as a column (pandas writes an index of consecutive "
+        "whole numbers so): write the frame with df.reset_index().to_parquet(...) to keep "
+        "'sentence_id' as a column (df.reset_index(drop=True) where it is only a row number)",
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -6554,6 +6578,7 @@ CASES = (
     + SESSION21_CASES
     + SESSION25_CASES
     + T30ATT_CASES
+    + T30LEFT_CASES
 )
 
 

@@ -147,7 +147,8 @@ _R3 = [
 def test_a_majority_column_beside_three_raters_on_few_units_is_said(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # `decision`, the majority of r1..r3 on every row, under a name no consensus word holds:
+    # `R_all`, the majority of r1..r3 on every row, under a name no consensus word holds
+    # (it was `decision`, now left out by name as an outcome: tests/test_s30_t30left.py):
     # too few rows for the value rule (its departures 0 of 30 against the raters' 15 of 90:
     # binomial P = (5/6)^30 = 0.0042, above 0.01 shared by 4 columns), read as a fourth rater
     # with no word. statsmodels fleiss_kappa: 0.4885 with it, 0.3168 for the three raters
@@ -156,7 +157,7 @@ def test_a_majority_column_beside_three_raters_on_few_units_is_said(
     rows = [[*r, max("yn", key=r.count)] for r in _R3]
     path = tmp_path / "r.csv"
     path.write_text(
-        "unit,r1,r2,r3,decision\n" + "".join(f"u{i},{','.join(r)}\n" for i, r in enumerate(rows))
+        "unit,r1,r2,r3,R_all\n" + "".join(f"u{i},{','.join(r)}\n" for i, r in enumerate(rows))
     )
     (row,) = _agree_json([str(path), "--stat", "fleiss"], capsys)
     assert row["value"] == pytest.approx(fleiss_kappa(aggregate_raters(rows)[0]))
@@ -165,7 +166,7 @@ def test_a_majority_column_beside_three_raters_on_few_units_is_said(
         0.3168, abs=5e-5
     )
     assert row["notes"][0].endswith(
-        "; decision equals the row-wise majority of the other columns on 30 of 30 rows (the "
+        "; R_all equals the row-wise majority of the other columns on 30 of 30 rows (the "
         "other columns equal theirs on 83%): a consensus of r1, r2 and r3? read here as a rater "
         "(--raters r1,r2,r3 leaves it out)"
     )

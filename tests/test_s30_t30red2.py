@@ -23,7 +23,8 @@ THREE += [("b", "a", "a"), ("a", "b", "a"), ("a", "a", "b"), ("b", "a", "a"), ("
 THREE += [("a", "b", "b"), ("b", "a", "b"), ("b", "b", "a"), ("a", "b", "b")]
 
 
-@pytest.mark.parametrize("name", ["R_all", "y", "adj"])
+# `y` was a case here: it is now left out by name (an outcome, tests/test_s30_t30left.py)
+@pytest.mark.parametrize("name", ["R_all", "z", "adj"])
 def test_a_majority_column_named_like_nothing_is_said_on_the_first_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
 ) -> None:

@@ -19,6 +19,7 @@ may hold. Real trace files decode to 1-10 times their size.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,11 +48,12 @@ def _too_large(path: Path, why: str) -> InputError:
     )
 
 
-def open_parquet(path: str | Path) -> Any:
+def open_parquet(path: str | Path, *, index_read: bool = False) -> Any:
     """Open ``path`` as a ``pyarrow.parquet.ParquetFile`` after its limits are checked.
 
-    A missing or special file, a file that is no Parquet, and one past the limits above are
-    one :class:`InputError` naming the file. The file is streamed through a 1 MB buffer
+    A missing or special file, a file that is no Parquet, one past the limits above and one
+    whose named pandas index no column holds (unless ``index_read``: :func:`check_metadata`)
+    are one :class:`InputError` naming the file. The file is streamed through a 1 MB buffer
     (whole column chunks are not read ahead).
     """
     import pyarrow as pa  # type: ignore[import-untyped]
@@ -60,15 +62,22 @@ def open_parquet(path: str | Path) -> Any:
     p = check_regular_file(path)
     try:
         pf = pq.ParquetFile(p, pre_buffer=False, buffer_size=1 << 20)
-        check_metadata(p, pf.metadata)
+        check_metadata(p, pf.metadata, index_read=index_read)
         check_decoded(p, pf)
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"not a readable Parquet file ({exc}){kind_hint(p)}", path=p) from None
     return pf
 
 
-def check_metadata(path: Path, meta: Any) -> None:
-    """Refuse a file whose metadata gives too many rows or too many uncompressed bytes."""
+def check_metadata(path: Path, meta: Any, *, index_read: bool = False) -> None:
+    """Refuse a file whose metadata gives too many rows or too many uncompressed bytes.
+
+    And one whose pandas index is named but kept only in the metadata (:func:`lost_index`),
+    unless the reader rebuilds it (``index_read``: pandas' ``to_pandas``, as ``agree`` reads).
+    """
+    lost = None if index_read else lost_index(meta.metadata, meta.schema.names)
+    if lost is not None:
+        raise InputError(lost, path=path)
     if meta.num_rows > MAX_ROWS:
         raise _too_large(path, f"{meta.num_rows:,} rows (at most {MAX_ROWS:,})")
     total = 0
@@ -96,6 +105,44 @@ def check_metadata(path: Path, meta: Any) -> None:
             f"its pages unpack to {mb(total)} from {mb(size)} (at most {mb(DECODED_MIN)}, or "
             f"{DECODED_RATIO} times the file's size)",
         )
+
+
+def lost_index(kv: dict[bytes, bytes] | None, names: Sequence[str]) -> str | None:
+    """Why a file's named pandas index is no column of it, or None (a file pandas wrote so).
+
+    pandas writes a frame's index whose values are a run of whole numbers (``set_index`` on
+    a column of ids 1, 2, 3; ``rename_axis('sentence_id')``) as a RangeIndex named only in
+    the file's pandas metadata: a reader of the columns never sees it. Labels so written were
+    refused as "a label needs a sentence_id or a claim_id", traces as "missing column", with
+    no word of the index. The metadata is read once per file (its footer, already parsed).
+    """
+    raw = (kv or {}).get(b"pandas")
+    if raw is None or b'"range"' not in raw:
+        return None
+    import json
+
+    try:
+        indexes = json.loads(raw).get("index_columns") or []
+    except (ValueError, AttributeError):
+        return None
+    for index in indexes:
+        if not isinstance(index, dict) or index.get("kind") != "range":
+            continue
+        name = index.get("name")
+        if isinstance(name, str) and name not in names:
+            try:
+                span = range(*(int(index[k]) for k in ("start", "stop", "step")))
+            except (KeyError, TypeError, ValueError):
+                span = range(0)
+            shown = [*span[:2], *(["...", span[-1]] if len(span) > 3 else span[2:])]
+            values = f" ({', '.join(map(str, shown))})" if shown else ""
+            return (
+                f"the pandas index {name!r}{values} is kept only in the file's metadata, "
+                f"not as a column (pandas writes an index of consecutive whole numbers so): "
+                f"write the frame with df.reset_index().to_parquet(...) to keep {name!r} as a "
+                "column (df.reset_index(drop=True) where it is only a row number)"
+            )
+    return None
 
 
 def _pages_unpacked(path: Path, meta: Any) -> int:
@@ -287,6 +334,10 @@ def parquet_schema_names(path: str | Path) -> list[str]:
 
     p = check_regular_file(path)
     try:
-        return list(pq.read_schema(p).names)
+        schema = pq.read_schema(p)
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"not a readable Parquet file ({exc}){kind_hint(p)}", path=p) from None
+    lost = lost_index(schema.metadata, schema.names)
+    if lost is not None:
+        raise InputError(lost, path=p)
+    return list(schema.names)

@@ -70,7 +70,7 @@ def read_ratings_frame(path: str | Path, sets: str | None = None) -> Any:
                 raise InputError(hint, path=p, line=1)
             _check_rating_cells(frame, p, lines)
         elif suffix == ".parquet":
-            table = open_parquet(p).read()  # limits checked: a bounded size
+            table = open_parquet(p, index_read=True).read()  # limits checked: a bounded size
             # a column named twice (pyarrow allows it) became a frame whose column was itself
             # a frame: AttributeError traceback, exit 1
             tableio.check_columns(p, table.column_names, None, ())

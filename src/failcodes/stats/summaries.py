@@ -183,17 +183,25 @@ def reference_reason(name: str) -> str | None:
 #: scored against) is no fourth rater.
 TRUTH_NAMES = frozenset({"gt", "label", "labels", "target", "y_true", "true_label"})
 
+#: Whole names that are the outcome or the truth beside raters (``agree``; read so by
+#: :func:`named_summaries` as :data:`TRUTH_NAMES` are): ``r1,r2,r3,y`` with ``y`` adjudicated
+#: (2 of 10 rows off the majority) read Fleiss 1/3 for the raters' 0.2, said only as "a
+#: covariate?". ``y`` stays a rater where every column is one letter (raters ``X``, ``Y``, ``Z``).
+OUTCOME_NAMES = ML_TRUTH_NAMES | {"decision", "outcome", "class", "result"}
+
 
 def named_summaries(candidates: Sequence[str]) -> tuple[list[str], list[Summary]]:
     """Split ``candidates`` into the rest and the columns named like a consensus or a truth.
 
-    A truth is left out only beside two or more other columns (``label`` and ``pred`` alone
-    are the pair asked about), and ``gt`` only beside raters not all named with two or three
-    letters (``AB``, ``CD``, ``GT``: a rater's initials). Kept, the first line names it.
+    A truth (or an outcome, :data:`OUTCOME_NAMES`) is left out only beside two or more other
+    columns (``label`` and ``pred`` alone are the pair asked about), ``gt`` only beside raters
+    not all named with two or three letters (``AB``, ``CD``, ``GT``: a rater's initials) and
+    ``y`` only beside raters not all named with one. Kept, the first line names it.
     """
     initials = all(re.fullmatch(r"[A-Za-z]{2,3}", c) for c in candidates)
-    truths = [c for c in candidates if normal(c) in TRUTH_NAMES]
-    truths = [c for c in truths if not (initials and normal(c) == "gt")]
+    letters = all(len(c) == 1 for c in candidates)  # X, Y, Z: raters
+    truths = [c for c in candidates if normal(c) in TRUTH_NAMES | OUTCOME_NAMES]
+    truths = [c for c in truths if not ((initials and normal(c) == "gt") or letters)]
     if len(candidates) - len(truths) < 2:
         truths = []
     # a consensus word with a number (`gold2`, `consensus1`) beside raters: a fourth rater
