@@ -818,24 +818,18 @@ def _intervals(
         for g in range(per_cluster.shape[1]):
             if n_def[g] == 0:
                 reason = _reasons(*(int(x) for x in totals[g]))[name] or "undefined"
-                out[g][name] = Interval(
-                    low=None,
-                    high=None,
-                    confidence=confidence,
-                    resamples=resamples,
-                    defined_resamples=0,
-                    undefined_reason=f"undefined in all {resamples} resamples: {reason}",
-                )
-                continue
-            if n_clusters[g] == 1:  # every resample is the sample itself: [81.8, 81.8]* was
+                none = f"undefined in all {resamples} resamples: {reason}"
+            else:  # one question: every resample is the sample itself: [81.8, 81.8]* was
                 # printed as an interval, with "zero-width interval; only 1 clusters (< 20)"
+                none = ONE_QUESTION if n_clusters[g] == 1 else ""
+            if none:
                 out[g][name] = Interval(
                     low=None,
                     high=None,
                     confidence=confidence,
                     resamples=resamples,
                     defined_resamples=int(n_def[g]),
-                    undefined_reason=ONE_QUESTION,
+                    undefined_reason=none,
                 )
                 continue
             value = float(point[name][g])
