@@ -195,3 +195,40 @@ def test_runs_under_two_codebook_versions_are_refused_naming_each_run(
     code, _, err = run_cli(["run", str(tmp_path)], capsys)
     assert code == 0, err
     assert (tmp_path / "judge" / "d2" / "reasoning.v0002").is_dir()
+
+
+def test_two_data_sets_reusing_ids_are_not_said_to_overlap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two data sets, each numbering its questions q1.. and naming its system A (kept apart:
+    # d1/A, d2/A). d1's s1 (an error) A passes: FN; d2's s1 (another sentence, no error) A
+    # refutes: FP; s2 no error, passed (TN); s3 an error, refuted (TP). By hand: d1/A TP 1,
+    # FP 0, FN 1, TN 1; d2/A TP 1, FP 1, FN 0, TN 1; attribution all = 2 disagreements.
+    # main said "1 disagreement(s) have the system and ids of one in another data set
+    # (overlapping data sets?)": an FN and an FP are never one disagreement (a pilot inside
+    # the full set repeats label and verdict).
+    sets = "".join(
+        f'[[datasets]]\nname = "{d}"\n[[datasets.ingest]]\nadapter = "generic"\n'
+        f'paths = ["{d}.csv"]\nlabels = true\nlabel_rule = "gold = incorrect -> error"\n'
+        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "none"\n'
+        for d in ("d1", "d2")
+    )
+    small_study(tmp_path, capsys, "reused", sets)
+    rows = {"d1": ("supported", "incorrect"), "d2": ("refuted", "correct")}
+    for d, (verdict, gold) in rows.items():
+        (tmp_path / f"{d}.csv").write_text(
+            "question_id,sentence_id,claim,verdict,system,reasoning,gold\n"
+            f"q1,s1,{d} claim one.,{verdict},A,Because one.,{gold}\n"
+            f"q1,s2,{d} claim two.,supported,A,Because two.,correct\n"
+            f"q2,s3,{d} claim three.,refuted,A,Because three.,incorrect\n",
+            encoding="utf-8",
+        )
+    code, _, err = run_cli(["run", str(tmp_path)], capsys)
+    assert code == 0, err
+    tables = tmp_path / "report" / "tables"
+    prf = (tables / "prf_sentence.md").read_text(encoding="utf-8")
+    assert "| d1/A | refuted | 100.0 | 50.0 | 66.7 | 1 | 0 | 1 | 1 |" in prf  # F1 2/3
+    assert "| d2/A | refuted | 50.0 | 100.0 | 66.7 | 1 | 1 | 0 | 1 |" in prf
+    summary = (tables / "attribution.md").read_text(encoding="utf-8")
+    assert "| all | 2 | 2 |" in summary, summary
+    assert "overlapping data sets" not in _page(tmp_path)

@@ -611,7 +611,11 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             if "system" in att and "reason" in att:  # systems with claimless disagreements only
                 has_claims = att.loc[att["reason"] != NO_CLAIMS, "system"].astype(str)
                 claimless[name] = with_rows[name] - set(has_claims)
-            ids = [c for c in ("system", "question_id", "sentence_id", "claim_id") if c in att]
+            # kind too: a pilot inside the full set repeats its label and verdict (the same FN or
+            # FP); ids reused by two data sets (q1, s1 in each) with an FN in one and an FP in
+            # the other were said as "overlapping data sets?"
+            keys = ("system", "question_id", "sentence_id", "claim_id", "kind")
+            ids = [c for c in keys if c in att]
             many_sets = ids and len(tabled) > 1
             for key in att[ids].astype(str).itertuples(index=False, name=None) if many_sets else ():
                 in_sets.setdefault(key, set()).add(name)
