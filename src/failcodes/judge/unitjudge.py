@@ -135,27 +135,19 @@ class UnitJudge:
         self._legacy: tuple[str, ...] = ()
         self._salts = ("", "")  # a grouped request's (salt, older keys' salt)
         if isinstance(coder, LLMProvider):
-            identity = coder.identity()
-            params = {"max_output_tokens": self.settings.max_output_tokens}
-            self.prefix = prompt_prefix_digest(
-                identity=identity,
-                params=params,
-                system=self.system,
-                schema=self.schema,
-                prompt=prompt_hash(self.system, self.schema, kind),
-            )
+            asked: dict[str, Any] = {
+                "identity": coder.identity(),
+                "params": {"max_output_tokens": self.settings.max_output_tokens},
+                "system": self.system,
+                "schema": self.schema,
+            }
+            prompt = prompt_hash(self.system, self.schema, kind)
+            self.prefix = prompt_prefix_digest(**asked, prompt=prompt)
             self._salts = (group_prompt_hash(), group_template_hash())
             if cache is not None:
                 older = [template_hash(), self._salts[1]]
                 self._legacy = tuple(
-                    request_prefix_digest(
-                        identity=identity,
-                        params=params,
-                        system=self.system,
-                        schema=self.schema,
-                        template_hash=template_hash(),
-                        codebook_hash=h,
-                    )
+                    request_prefix_digest(**asked, template_hash=template_hash(), codebook_hash=h)
                     for h in cache.legacy_codebooks(coder.provider, coder.model, older)
                 )
         lim = self.settings.limits
