@@ -172,9 +172,58 @@ def retrieval_unit_digests(claim: str, passages: Iterable[Any]) -> bytes:
 def claim_unit_ids(
     claim: str, passages: Sequence[Any], reasoning: str | None, verdict: Verdict
 ) -> tuple[bytes, str]:
-    """:func:`retrieval_unit_digests` of ``passages`` and the verification unit's id, together."""
-    verification = unit_id(UnitKind.VERIFICATION, claim, passages, reasoning, verdict)
-    return retrieval_unit_digests(claim, passages), verification
+    """:func:`retrieval_unit_digests` of ``passages`` and the verification unit's id, together.
+
+    The bytes hashed are exactly theirs; each string (the claim, each passage's text, source
+    and title) is JSON-encoded once for both (issue 30: ``attribute`` encoded each passage
+    twice, one of its largest costs above reading its inputs).
+    """
+    import msgspec
+
+    encode = msgspec.json.encode
+    claim_json = encode(claim)
+    state = hashlib.sha256(b'{"claim":' + claim_json + b',"kind":"retrieval","passages":[')
+    out = bytearray()
+    entries = []
+    for p in passages:
+        text_json, source, title, passage_id = encode(p.text), p.source, p.title, p.passage_id
+        if source or title:  # passage_entry's object, its id added in verification
+            shown = b"".join(
+                (
+                    b'"source":',
+                    encode(source) if source else b"null",
+                    b',"text":',
+                    text_json,
+                    b',"title":',
+                    encode(title) if title else b"null",
+                    b"}",
+                )
+            )
+            alone = b"{" + shown
+        else:
+            shown, alone = b'"source":null,"text":' + text_json + b',"title":null}', text_json
+        h = state.copy()
+        h.update(alone)
+        h.update(_RETRIEVAL_TAIL)
+        out += h.digest()[:8]
+        if passage_id:
+            entries.append(b'{"passage_id":' + encode(passage_id) + b"," + shown)
+        else:
+            entries.append(alone)
+    text = b"".join(
+        (
+            b'{"claim":',
+            claim_json,
+            b',"kind":"verification","passages":[',
+            b",".join(entries),
+            b'],"reasoning":',
+            encode(reasoning) if reasoning is not None else b"null",
+            b',"verdict":',
+            encode(verdict.value) if verdict is not None else b"null",
+            b"}",
+        )
+    )
+    return bytes(out), hashlib.sha256(text).hexdigest()[:16]
 
 
 ProvenanceKey = tuple[str, str, str, str, int | None, str | None]
