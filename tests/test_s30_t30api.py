@@ -88,3 +88,20 @@ def test_a_list_of_paths_given_one_path_is_that_path_alone(tmp_path: Path) -> No
         request = fc.MetricsRequest(traces=given, labels="l.jsonl")
         assert request.traces == [Path("t.jsonl")]
         assert request.argv() == ["metrics", "--traces", "t.jsonl", "--labels", "l.jsonl"]
+
+
+def test_a_path_from_the_home_folder_and_one_statistic_read_as_meant(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: AgreeRequest(file='~/r.csv') said "~/r.csv: file not found" (no shell
+    expands ~ in Python) and stat='fleiss' said "--stat: Input should be a valid list".
+    Now ~/ is the home folder and one statistic is a list of one."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    _majority_frame().to_csv(tmp_path / "r.csv", index=False)
+    request = fc.AgreeRequest(file="~/r.csv", stat="fleiss", bootstrap=0)
+    assert request.file == tmp_path / "r.csv" and request.stat == ["fleiss"]
+    result = fc.run(request, note=None)
+    # Fleiss of the four columns, by hand (see the first test): 0.695860
+    assert [r["value"] for r in result.rows] == [pytest.approx(0.6958603, abs=1e-6)]
+    traces = fc.MetricsRequest(traces=[Path("~/t.jsonl")], labels="~/l.jsonl")
+    assert traces.traces == [tmp_path / "t.jsonl"] and traces.labels == tmp_path / "l.jsonl"

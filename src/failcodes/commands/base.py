@@ -112,11 +112,23 @@ PYTHON_VALUE = "python_value"
 
 
 def _path_field(annotation: Any) -> tuple[bool, bool]:
-    """Whether a field's type takes a path, and whether it takes a list of paths."""
+    """Whether a field's type takes a path, and whether it takes a list (of paths or words)."""
     types = set(get_args(annotation)) if get_origin(annotation) is not list else {annotation}
     types = types or {annotation}
-    listed = any(get_origin(t) is list and get_args(t) == (Path,) for t in types)
-    return Path in types or listed, listed
+    lists = [get_args(t) for t in types if get_origin(t) is list]
+    return Path in types or (Path,) in lists, bool({(Path,), (str,)} & set(lists))
+
+
+def _home(value: Any) -> Any:
+    """A path written from the home folder (``~/data/t.jsonl``) as the path it names.
+
+    No shell expands ``~`` in Python or a study file: ``AgreeRequest(file='~/r.csv')`` said
+    "~/r.csv: file not found".
+    """
+    text = os.fspath(value) if isinstance(value, str | os.PathLike) else None
+    if isinstance(text, str) and (text == "~" or text.startswith("~/")):
+        return Path(text).expanduser()
+    return value
 
 
 def _not_a_path(name: str, value: Any, listed: bool) -> str:
@@ -171,22 +183,25 @@ class Options(FrozenModel):
 
         ``AgreeRequest(file=open(...))`` said pydantic's "FILE: Input is not a valid path for
         <class 'pathlib.Path'>"; ``MetricsRequest(traces=open(...))`` read each line of the
-        file as a path. A list of paths given one path (``traces='t.jsonl'``) is that path
-        alone: it said "--traces: Input should be a valid list".
+        file as a path. A list of paths or words given one (``traces='t.jsonl'``,
+        ``stat='fleiss'``) is that one alone: it said "--traces: Input should be a valid list".
+        A path from the home folder (``~/t.jsonl``) is expanded (:func:`_home`).
         """
         if info.field_name is None:
             return value
         takes_path, listed = _path_field(cls.model_fields[info.field_name].annotation)
-        if not takes_path:
+        if not takes_path and not listed:
             return value
         items = value if isinstance(value, list | tuple) else [value]
         odd = next((v for v in items if hasattr(v, "read") or hasattr(v, "to_parquet")), None)
-        if odd is not None:
+        if odd is not None and takes_path:
             said = _not_a_path(info.field_name, odd, listed)
             raise PydanticCustomError(PYTHON_VALUE, "{said}", {"said": said})
         if listed and isinstance(value, str | os.PathLike):
-            return [value]
-        return value
+            value = [value]
+        if isinstance(value, list | tuple):
+            return type(value)(map(_home, value)) if takes_path else value
+        return _home(value) if takes_path else value
 
 
 class Request(Options):
