@@ -232,3 +232,42 @@ def test_two_data_sets_reusing_ids_are_not_said_to_overlap(
     summary = (tables / "attribution.md").read_text(encoding="utf-8")
     assert "| all | 2 | 2 |" in summary, summary
     assert "overlapping data sets" not in _page(tmp_path)
+
+
+def test_an_empty_dominant_errors_table_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A system whose two disagreements' reasonings the baseline codes correct on every step
+    # (each quotes its passage: complete selection, correct understanding, valid inference,
+    # calibrated, consistent, grounded): Table 9's "All steps correct" is 100.0 over n = 2
+    # and its dominant-errors table has no row. main showed the empty table under a caption
+    # that said nothing of it (as if the build had failed).
+    sets = (
+        '[[datasets]]\nname = "d"\n[[datasets.ingest]]\nadapter = "generic"\n'
+        'paths = ["d.csv"]\nlabels = true\nlabel_rule = "gold = incorrect -> error"\n'
+        'passage_column = ["passage=wiki"]\n'
+        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "retrieved"\n'
+    )
+    small_study(tmp_path, capsys, "nonerror", sets)
+    rows = [
+        ("q1", "s1", "Aspirin prevents preeclampsia.", "supported", "incorrect",
+         "Aspirin reduced preterm preeclampsia in an RCT."),
+        ("q2", "s2", "Folic acid prevents neural tube defects.", "refuted", "correct",
+         "Folic acid reduced neural tube defects by 70%."),
+        ("q2", "s3", "Folic acid dose is 400 micrograms.", "supported", "correct",
+         "The dose is 400 micrograms daily."),
+    ]  # fmt: skip
+    (tmp_path / "d.csv").write_text(
+        "question_id,sentence_id,claim,verdict,system,retriever,reasoning,passage,gold\n"
+        + "".join(f"{q},{s},{c},{v},M,bm25,Reasoning: {p},{p},{g}\n" for q, s, c, v, g, p in rows),
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(["run", str(tmp_path)], capsys)
+    assert code == 0, err
+    tables = tmp_path / "report" / "tables"
+    steps = (tables / "reasoning_steps.md").read_text(encoding="utf-8")
+    assert "| dimension | code | M (n=2) |" in steps  # FN s1, FP s2
+    assert "|  | All steps correct | 100.0 |" in steps
+    dominant = (tables / "reasoning_steps_dominant.md").read_text(encoding="utf-8")
+    assert "none: the judge coded no unit with an error subcode" in dominant
+    assert dominant.rstrip().endswith("| --- | --- | --- | --- | --- | --- |")  # no row

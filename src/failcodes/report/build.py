@@ -649,12 +649,22 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
             if unassessed:
                 sec.notes.append(NOT_ASSESSABLE_NOTE.format(dims=", ".join(unassessed)))
             dominant = dominant_errors(coded, inputs.codebook, kind, by=by)
-            dom_shown, dom_key = labelled(dominant, part) if not dominant.empty else (dominant, [])
+            dom_shown, dom_key = (
+                labelled(dominant, part)
+                if not dominant.empty
+                else (dominant.drop(columns=["label"], errors="ignore"), [])
+            )
+            # an empty table under a caption that said nothing of it read as a failed build
+            none = (
+                ""
+                if not dominant.empty
+                else "; none: the judge coded no unit with an error subcode"
+            )
             sec.tables.append(
                 b.table(
                     f"{stem}_dominant",
                     dom_shown,
-                    f"Dominant error subcodes per {by}{tag}{rows_caption}",
+                    f"Dominant error subcodes per {by}{tag}{rows_caption}{none}",
                     csv=dominant,
                     key=dom_key,
                 )
