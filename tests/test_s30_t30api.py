@@ -105,3 +105,21 @@ def test_a_path_from_the_home_folder_and_one_statistic_read_as_meant(
     assert [r["value"] for r in result.rows] == [pytest.approx(0.6958603, abs=1e-6)]
     traces = fc.MetricsRequest(traces=[Path("~/t.jsonl")], labels="~/l.jsonl")
     assert traces.traces == [tmp_path / "t.jsonl"] and traces.labels == tmp_path / "l.jsonl"
+
+
+def test_a_relative_path_not_found_names_the_folder_it_was_looked_for_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: a request built with a relative path and run after os.chdir (a notebook)
+    said "r.csv: file not found", naming no folder. Now it names the working folder."""
+    monkeypatch.chdir(tmp_path)
+    _majority_frame().to_csv(tmp_path / "r.csv", index=False)
+    request = fc.AgreeRequest(file="r.csv", stat="fleiss", bootstrap=0)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    with pytest.raises(fc.FailcodesError) as caught:
+        fc.run(request, note=None)
+    assert str(caught.value) == f"r.csv: file not found (a relative path: looked in {elsewhere})"
+    monkeypatch.chdir(tmp_path)  # back where it was built: Fleiss 0.695860 (by hand, above)
+    assert fc.run(request, note=None).rows[0]["value"] == pytest.approx(0.6958603, abs=1e-6)

@@ -94,6 +94,16 @@ def a_path(path: object) -> Path:
     return Path(path)
 
 
+def not_found(path: Path) -> InputError:
+    """``PATH: file not found``; a relative path names the working folder it was looked for in.
+
+    A notebook's ``os.chdir`` moves that folder after a request was built with a relative
+    path: "r.csv: file not found" named no folder.
+    """
+    where = "" if path.is_absolute() else f" (a relative path: looked in {Path.cwd()})"
+    return InputError(f"file not found{where}", path=path)
+
+
 def check_regular_file(path: str | Path) -> Path:
     """Refuse an input that is not a regular file: THE check of every reader.
 
@@ -107,7 +117,7 @@ def check_regular_file(path: str | Path) -> Path:
     except (OSError, ValueError):
         if target.is_symlink():
             raise InputError("a broken symbolic link (or a link loop)", path=target) from None
-        raise InputError("file not found", path=target) from None
+        raise not_found(target) from None
     if stat.S_ISDIR(mode):
         raise InputError("is a folder, expected a file", path=target)
     if not stat.S_ISREG(mode):

@@ -17,6 +17,7 @@ from typing import Any
 
 from failcodes import tableio
 from failcodes.errors import ConfigError, InputError
+from failcodes.fileio import not_found
 from failcodes.jsonio import iter_jsonl
 from failcodes.parquetio import open_parquet
 from failcodes.sheetio import is_spreadsheet, sheet_rows
@@ -50,7 +51,7 @@ def read_ratings_frame(path: str | Path, sets: str | None = None) -> Any:
         )
     p = Path(path)
     if not p.exists():
-        raise InputError("file not found", path=p)
+        raise not_found(p)
     if p.is_dir():
         raise InputError("is a folder, expected a file", path=p)
     suffix = p.suffix.lower()
@@ -208,7 +209,7 @@ def _check_rating_cells(frame: Any, file: Path, lines: list[int]) -> None:
 def read_weight_matrix(path: Path) -> list[list[float]]:
     """A weight matrix CSV: rows of numbers, no header (one clear line on anything else)."""
     if not path.exists():
-        raise InputError("file not found", path=path)
+        raise not_found(path)
     rows: list[list[float]] = []
     with path.open(newline="", encoding="utf-8", errors="replace") as fh:
         for line_no, row in enumerate(csv.reader(fh), 1):
