@@ -6539,6 +6539,17 @@ T30LEFT_CASES: list[Case] = [
         "whole numbers so): write the frame with df.reset_index().to_parquet(...) to keep "
         "'sentence_id' as a column (df.reset_index(drop=True) where it is only a row number)",
     ),
+    Case(
+        # a trace line of the tool's own format kept '1.23457E+11' (the fast path's check),
+        # where a CSV of it was refused: two sentences one ("labels cover 2 of 3" for 4)
+        "ingest/own-format-trace-id-in-scientific-notation",
+        ("ingest", "generic", "{d}/t.jsonl", "-o", "{d}/o.jsonl"),
+        _write({"t.jsonl": _ONE_TRACE.replace('"s1"', '"1.23457E+11"')}),
+        line="failcodes: error: {d}/t.jsonl:1, field 'sentence_id': id '1.23457E+11' is a "
+        "number as a spreadsheet shows it, in scientific notation: its last digits are lost "
+        "(123456789012 and 123456789013 both show as 1.23457E+11); expected the id's digits: "
+        "format the column as Text (or Number, 0 decimal places) and save again",
+    ),
 ]
 
 

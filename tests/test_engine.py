@@ -105,7 +105,7 @@ def test_only_the_tools_own_parquet_carries_the_marker(tmp_path: Path) -> None:
     assert not engine.is_validated(foreign, schema=schema)
     assert not engine.is_validated(jsonl)
     marker = engine.marker_of(pq.read_metadata(own).metadata)
-    assert marker == {"kind": "traces", "version": 1, "rows": len(ROWS)}
+    assert marker == {"kind": "traces", "version": 2, "rows": len(ROWS)}  # 2: t30left
     # a plain rewrite drops it (pyarrow does not carry a footer's key-value metadata over)
     table = pq.read_table(own)
     pq.write_table(table, tmp_path / "copy.parquet")

@@ -98,11 +98,13 @@ def test_a_labels_jsonl_id_in_scientific_notation_is_refused(
 ) -> None:
     # the labels' fast reader (JSONL, the tool's own label format) kept '1.23457E+11' as the
     # id: with traces whose two sentences 123456789012 (c1 supported) and 123456789013 (c2
-    # refuted) both read so, metrics counted n 3 (TP 1, FN 1, FP 1) for the table's n 4
+    # refuted) both read so, metrics counted n 3 (TP 1, FN 1, FP 1) for the table's n 4.
+    # The traces here hold the digits: traces holding '1.23457E+11' are refused first now
+    # (tests/test_s30_t30left.py), and this test is the labels reader's
     traces = tmp_path / "t.jsonl"
     rows = [
-        ("q1", "1.23457E+11", "c1", "supported"),
-        ("q1", "1.23457E+11", "c2", "refuted"),
+        ("q1", "123456789012", "c1", "supported"),
+        ("q1", "123456789013", "c2", "refuted"),
         ("q2", "3", "c3", "supported"),
         ("q2", "4", "c4", "refuted"),
     ]

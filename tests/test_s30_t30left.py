@@ -154,3 +154,77 @@ def test_agree_still_reads_unit_ids_from_a_pandas_range_index(
     code, out, err = run_cli(args, capsys)
     assert code == 0, err
     assert json.loads(out)[0]["value"] == pytest.approx(0.75)
+
+
+#: Own-format traces: sentences 123456789012 and 123456789013 as a spreadsheet shows both,
+#: each one claim (c1 supported, c2 refuted), and s3, s4; labels for s3 and s4 alone.
+SCI = "1.23457E+11"
+SCI_TRACES = [(SCI, "c1", "supported"), (SCI, "c2", "refuted")]
+SCI_TRACES += [("s3", "c3", "supported"), ("s4", "c4", "refuted")]
+
+
+def _sci_jsonl(path: Path) -> Path:
+    lines = [
+        json.dumps(
+            {"system": "A", "question_id": "q1", "sentence_id": s, "claim_id": c}
+            | {"claim": f"Claim {c}.", "verdict": v, "passages": []}
+        )
+        for s, c, v in SCI_TRACES
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_trace_id_in_scientific_notation_is_refused_on_the_fast_paths(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: own-format traces JSONL (tracelines' block check), a Parquet in the trace
+    schema (columnar's arrow scan) and a Parquet the tool validated before this rule
+    (DuckDB) took the id '1.23457E+11' as read: two sentences one, metrics saying "labels
+    cover 2 of 3 sentences" (4 sentences: s3, s4 and the two cut to one id), exit 0, and
+    ingest wrote the traces; a CSV of them (tableio.id_text, 8bb8f94) was refused. Now each
+    path refuses the id, the exact reader's line."""
+    import pyarrow.parquet as pq
+
+    from failcodes.engine import MARKER_KEY
+    from failcodes.tableio import exponent_problem
+
+    jsonl = _sci_jsonl(tmp_path / "t.jsonl")
+    labels = tmp_path / "l.jsonl"
+    labels.write_text(
+        '{"sentence_id": "s3", "has_error": true}\n{"sentence_id": "s4", "has_error": false}\n'
+    )
+    why = f"field 'sentence_id': {exponent_problem(SCI)}"
+    out = tmp_path / "o.jsonl"
+    code, _, err = run_cli(["ingest", "generic", str(jsonl), "-o", str(out)], capsys)
+    assert (code, err) == (2, f"failcodes: error: {jsonl}:1, {why}\n")
+    assert not out.exists()
+    # a Parquet in the trace schema: the same rows, pyarrow-written (no marker), and a copy
+    # with the marker an earlier failcodes (version 1) wrote after its checks
+    clean = tmp_path / "clean.jsonl"
+    text = jsonl.read_text().replace(SCI, "123456789012", 1).replace(SCI, "123456789013", 1)
+    clean.write_text(text, encoding="utf-8")
+    tool = tmp_path / "tool.parquet"
+    code, _, err = run_cli(["ingest", "generic", str(clean), "-o", str(tool)], capsys)
+    assert code == 0, err
+    table = pq.read_table(tool)
+    ids = [SCI if s[0] == "1" else s for s in table.column("sentence_id").to_pylist()]
+    table = table.set_column(table.schema.get_field_index("sentence_id"), "sentence_id", [ids])
+    plain = tmp_path / "plain.parquet"
+    pq.write_table(table.replace_schema_metadata(None), plain)
+    old = tmp_path / "old.parquet"
+    marker = b'{"kind": "traces", "rows": 4, "version": 1}'
+    pq.write_table(table.replace_schema_metadata({MARKER_KEY: marker}), old)
+    for traces in (jsonl, plain, old):
+        for command in ("metrics", "disagreements"):
+            args = [command, "--traces", str(traces), "--labels", str(labels)]
+            args += ["-o", str(tmp_path / "d.jsonl")] if command == "disagreements" else []
+            code, stdout, err = run_cli(args, capsys)
+            assert (code, stdout) == (2, ""), (traces.name, command, stdout)
+            assert err == f"failcodes: error: {traces}:1, {why}\n", (traces.name, command)
+    # the clean file reads as 4 sentences, 2 labelled (the count the cut ids gave as 3)
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(clean), "--labels", str(labels)], capsys
+    )
+    assert code == 0, err
+    assert "labels cover 2 of 4 sentences" in stdout

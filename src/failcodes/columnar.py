@@ -56,6 +56,8 @@ from failcodes.numbertext import whole_number_text
 from failcodes.parquetio import check_decoded, check_metadata, open_parquet
 from failcodes.spelling import spelling_key, two_ways
 from failcodes.tableio import (
+    NUMBER_ID_FIELDS,
+    SHOWN_EXPONENT,
     UTF8_BOM,
     Format,
     check_columns,
@@ -520,6 +522,9 @@ def _scan_parquet(
                     trimmed = pc.utf8_trim_whitespace(col)
                     bad |= numpy_of(pc.not_equal(trimmed, col), fill=False)
                     bad |= numpy_of(pc.utf8_length(col), fill=1) == 0
+                if name in NUMBER_ID_FIELDS:  # 1.23457E+11: the exact reader refuses it
+                    shown = pc.match_substring_regex(col, f"^{SHOWN_EXPONENT}$")
+                    bad |= numpy_of(shown, fill=False)
         if "evidence_source" in cols and cols["evidence_source"].type != pa.null():
             allowed = string_array([v.value for v in EvidenceSource])
             col = cols["evidence_source"]
@@ -1924,6 +1929,23 @@ def iter_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
 _BATCH_ROWS = 1024
 
 
+def _shown_exponent_ids(batch: Any) -> bool:
+    """Whether an id of a Parquet batch is in scientific notation (``1.23457E+11``)."""
+    import pyarrow.compute as pc
+
+    pa, _ = pyarrow_modules()
+    names = batch.schema.names
+    return any(
+        pc.any(pc.match_substring_regex(batch.column(n), f"^{SHOWN_EXPONENT}$")).as_py()
+        for n in NUMBER_ID_FIELDS
+        if n in names
+        and (
+            pa.types.is_string(batch.column(n).type)
+            or pa.types.is_large_string(batch.column(n).type)
+        )
+    )
+
+
 def iter_parquet_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
     """:func:`iter_trace_claims` of a traces Parquet file (a study's ``data/*.traces.parquet``).
 
@@ -1951,6 +1973,8 @@ def iter_parquet_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
         if len(set(names)) != len(names) or not set(names) <= Trace.model_fields.keys():
             raise ExactReaderNeededError  # a repeated or unknown column: the reader names it
         for batch in pf.iter_batches(batch_size=_BATCH_ROWS, use_threads=False):
+            if _shown_exponent_ids(batch):
+                raise ExactReaderNeededError  # 1.23457E+11: the reader refuses it
             for row in batch.to_pylist():
                 rec = vouch.vouch(convert(row, kind), None)
                 if rec is None:

@@ -36,7 +36,7 @@ _T = TypeVar("_T")
 #: The Parquet footer key of the marker (key-value metadata).
 MARKER_KEY = b"failcodes.validated"
 #: What the marker vouches for; a reader that knows another version re-validates.
-MARKER_VERSION = 1
+MARKER_VERSION = 2
 #: Memory DuckDB may hold before it spills to its temporary folder (env FAILCODES_MEMORY).
 DEFAULT_MEMORY = "1GB"
 

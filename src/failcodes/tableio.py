@@ -1080,11 +1080,12 @@ NUMBER_NAME_FIELDS: tuple[str, ...] = ("system",)
 _EXACT_FLOAT = 2**53
 #: A number written in scientific notation with its exponent's sign, as a spreadsheet shows a
 #: long number (``1.23457E+11``) or Python writes a float past 1e16 (``1.2345678901234568e+16``).
-_SHOWN_EXPONENT = re.compile(r"[+-]?[0-9]+(?:\.[0-9]*)?[eE][+-][0-9]+")
+SHOWN_EXPONENT = r"[+-]?[0-9]+(?:\.[0-9]*)?[eE][+-][0-9]+"
+_SHOWN_EXPONENT = re.compile(SHOWN_EXPONENT)
 
 
 #: The same, one id a line of ids joined by newlines (:func:`first_in_exponent`, in C).
-_SHOWN_EXPONENT_LINE = re.compile(r"^[+-]?[0-9]+(?:\.[0-9]*)?[eE][+-][0-9]+$", re.MULTILINE)
+_SHOWN_EXPONENT_LINE = re.compile(f"^{SHOWN_EXPONENT}$", re.MULTILINE)
 
 
 def exponent_problem(value: str) -> str:

@@ -11,9 +11,10 @@ writes the trace the exact reader makes of that line.
 The voucher accepts a line only where the exact reader would take it as it is: every field of
 the model's type and bounds (msgspec's strict types: no ``"3"`` for 3, no unknown field), no
 empty text (the model reads an optional one as missing), no ``null``, no duplicate key
-(:func:`~failcodes.jsonio.keys_vouched`), ids neither blank nor padded, ranks unique, a
-verdict the alias table knows (the canonical one stored, the raw text kept in ``raw_verdict``
-as the model does), no score of :data:`LARGEST_SCORE` or more (pydantic writes ``1e+16``
+(:func:`~failcodes.jsonio.keys_vouched`), ids neither blank nor padded nor in scientific
+notation (:func:`shown_exponent`), ranks unique, a verdict the alias table knows (the
+canonical one stored, the raw text kept in ``raw_verdict`` as the model does), no score of
+:data:`LARGEST_SCORE` or more (pydantic writes ``1e+16``
 where msgspec writes ``1e16``) and no reasoning or passage text that is a missing mark or a
 reference alone (:func:`marked`: the exact reader reads the one as none, with a note, and
 refuses the other). Anything else (``None``) takes the exact reader, which accepts it or
@@ -35,7 +36,7 @@ from pydantic import BaseModel
 
 from failcodes.errors import InputError, clip
 from failcodes.jsonio import keys_vouched
-from failcodes.tableio import msgspec_type
+from failcodes.tableio import first_in_exponent, msgspec_type
 from failcodes.traces import EvidenceSource, Marks, Passage, Trace
 from failcodes.verdicts import (
     NO_VERDICT_MARKS,
@@ -60,6 +61,21 @@ _PASSAGES = operator.attrgetter("passages")
 #: (``" c1"``) silently misses the same id written without spaces in another file (bad input).
 TRACE_IDS = ("system", "question_id", "sentence_id", "claim_id")
 _TOO_LARGE = LARGEST_SCORE.__le__
+
+
+def shown_exponent(ids: Sequence[str | None]) -> bool:
+    """Whether an id of ``ids`` is in scientific notation (``1.23457E+11``).
+
+    The readers' rule (:func:`~failcodes.tableio.id_text`): the exact reader refuses it.
+
+    A long number id as a spreadsheet shows it: 123456789012 and 123456789013 both
+    ``1.23457E+11``, two sentences read as one ("labels cover 2 of 3 sentences" for 4) where
+    a CSV of them was refused. One search of the ids joined (no E+/E-: none at all).
+    """
+    joined = "\n".join(filter(None, ids))
+    return ("E+" in joined or "E-" in joined or "e+" in joined or "e-" in joined) and (
+        first_in_exponent(ids) is not None
+    )
 
 
 @functools.lru_cache(maxsize=2)
@@ -341,7 +357,8 @@ class Voucher:
     def _block_keys(self, recs: Sequence[TraceLine]) -> int | None:
         """The quotes the keys and strings of ``recs`` need in all, or None.
 
-        None: a record has an id blank or padded, or a rank twice (:meth:`keys` says which).
+        None: a record has an id blank, padded or in scientific notation, or a rank twice
+        (:meth:`keys` says which).
         """
         if not recs:
             return 0
@@ -351,7 +368,7 @@ class Voucher:
         width = len(tops[0])
         for k in range(len(TRACE_IDS)):  # system, question_id, sentence_id, claim_id
             ids = top[k::width]
-            if ids != list(map(str.strip, ids)):
+            if ids != list(map(str.strip, ids)) or (k and shown_exponent(ids)):
                 return None
         lists = list(map(_PASSAGES, recs))
         missing = lists.count(unset)  # (no passages key: an empty list once finished)
@@ -381,7 +398,8 @@ class Voucher:
     def keys(self, rec: TraceLine) -> tuple[int, int] | None:
         """``(keys, string values)`` the line of ``rec`` holds if it repeats no key, or None.
 
-        None: an id blank or padded, or a rank repeated (the exact reader's error). A line
+        None: an id blank, padded or in scientific notation, or a rank repeated (the exact
+        reader's error). A line
         without ``passages`` gets an empty list.
         """
         passages = rec.passages
@@ -390,8 +408,8 @@ class Voucher:
             passages = rec.passages = []
         top = self.astuple(rec)
         ids = top[:4]  # system, question_id, sentence_id, claim_id
-        if ids != tuple(map(str.strip, ids)):
-            return None  # a blank or padded id: the exact reader's error
+        if ids != tuple(map(str.strip, ids)) or shown_exponent(ids[1:]):
+            return None  # a blank, padded or 1.23457E+11 id: the exact reader's error
         strings = len(top) - top.count(None) - 1  # every present field but passages is text
         present = strings + 1 - unset  # (without passages: no key of the line)
         n = len(passages)
