@@ -43,6 +43,7 @@ from failcodes.report.tables import (
     multi_label_caption,
     never_flagged_notes,
     paper_shares,
+    per_group,
     pooled_caption,
     prf_table,
     subset_notes,
@@ -621,7 +622,8 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 b.table(
                     stem,
                     shown,
-                    f"{caption}{tag}{state}{rows_caption}{multi_label_caption(part)}"
+                    f"{per_group(caption, coded, by)}{tag}{state}{rows_caption}"
+                    f"{multi_label_caption(part)}"
                     f"{pooled_caption(coded, by)}",
                     csv=shares,
                     key=key,
@@ -664,12 +666,15 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 b.table(
                     f"{stem}_dominant",
                     dom_shown,
-                    f"Dominant error subcodes per {by}{tag}{rows_caption}{none}",
+                    f"{per_group(f'Dominant error subcodes per {by}', coded, by)}{tag}"
+                    f"{rows_caption}{none}",
                     csv=dominant,
                     key=dom_key,
                 )
             )
-            sec.figures.append(b.figure(stem, draw(shares, part, groups), f"{drawn}{tag}"))
+            sec.figures.append(
+                b.figure(stem, draw(shares, part, groups), f"{per_group(drawn, coded, by)}{tag}")
+            )
             b.sections.append(sec)
 
     if inputs.agreement is not None and not inputs.agreement.empty:

@@ -84,6 +84,29 @@ def pooled_caption(coded: pd.DataFrame, by: str) -> str:
     return f"; a {by}'s column pools the systems that share it ({named})"
 
 
+def per_group(head: str, coded: pd.DataFrame, by: str) -> str:
+    """``head`` ('... per retriever') saying what Tables 8-9's columns are.
+
+    A claim with no retriever (verifier) named is grouped under its system (the atomic
+    adapter names neither): its column is the system's, which 'per retriever' did not say.
+    A group named after its one system (or ``<data set>/<system>``) is such a column.
+    """
+    if "system" not in coded or by not in coded:
+        return head
+    pairs = coded[[by, "system"]].dropna().drop_duplicates().astype(str)
+    systems = {str(g): set(s) for g, s in pairs.groupby(by)["system"]}
+    own = sorted(
+        g
+        for g, s in systems.items()
+        if len(s) == 1 and (g == (one := next(iter(s))) or g.endswith(f"/{one}"))
+    )
+    if not own:
+        return head
+    if len(own) == len(systems):
+        return f"{head.replace(f'per {by}', 'per system')} (no {by} named: a column per system)"
+    return f"{head} (no {by} named for {', '.join(own)}: a system's own column)"
+
+
 def code_shares(
     wide: pd.DataFrame, part: Part, *, by: str, flag: str, groups: Sequence[str] | None = None
 ) -> pd.DataFrame:
