@@ -6,6 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 #: refuted claims per system; the labels' errors are q1s1 and q2s1
 _REFUTED = {"A": {"q1s1", "q2s2"}, "B": {"q1s2"}}
 _SENTENCES = ["q1s1", "q1s2", "q2s1", "q2s2"]
@@ -130,3 +132,54 @@ def test_a_caption_names_the_columns_that_are_a_systems_own_among_retrievers() -
     )
     # every retriever named: the caption unchanged
     assert per_group(head, coded.iloc[:2], "retriever") == head
+
+
+def test_corrected_rows_name_the_data_set_when_two_data_sets_use_one_retriever(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Data set ds: big_table's 90 units (bm25 u000-u059, dense u060-u089); a plan draws 40
+    # of them and alice reviews each exact_entity. Alone, the corrected rows say 'bm25' (60
+    # units, 24 reviewed: t30human's counts) and 'dense' (30 units, 16 reviewed). Then ds2
+    # arrives, also bm25 and dense (90 other units, no plan): Table 8's columns become
+    # 'ds/bm25' ... 'ds2/dense', and main's corrected rows still said 'bm25' for ds's 60
+    # units alone. Now the rows say 'ds/bm25' (60, 24) and 'ds/dense' (30, 16).
+    import pandas as pd
+
+    from failcodes import codebook as codebooks
+    from failcodes.reviewplan import read_plan
+    from failcodes.study.layout import StudyLayout
+    from tests.test_review_plan import big_table, human, run_cli
+
+    layout = StudyLayout.of(tmp_path)
+    table = layout.per_passage("ds")
+    table.parent.mkdir(parents=True)
+    big_table().to_csv(table, index=False)
+    code, _, err = run_cli(capsys, "review", "plan", tmp_path, "-p", "retrieval", "-n", "40")
+    assert code == 0, err
+    plan = read_plan(tmp_path / "review" / "plans" / "ds.retrieval.json")
+    alice = [human(u, "exact_entity") for u in sorted(plan.estimation_ids())]
+    (tmp_path / "review" / "alice.jsonl").write_text(
+        "".join(a.model_dump_json() + "\n" for a in alice), encoding="utf-8"
+    )
+    cb = codebooks.bundled()
+    cb_file = codebooks.bundled_dir() / f"{cb.name}.v{cb.version}.yaml"
+
+    def rows(out: Path) -> list[tuple[str, int, int]]:
+        code, _, err = run_cli(capsys, "report", tmp_path, "--codebook", cb_file, "-o", out)
+        assert code == 0, err
+        got = pd.read_csv(out / "tables" / "retrieval_quality_corrected.csv")
+        cells = got[got["code"] == "exact_entity"]
+        return [
+            (str(r), int(u), int(v)) for r, u, v in cells[["retriever", "units", "reviewed"]].values
+        ]
+
+    one = rows(tmp_path / "r1")  # one data set: the rows as before
+    assert one == [("bm25", 60, 24), ("dense", 30, 16)]
+    t2 = big_table()
+    t2["unit_id"] = t2["unit_id"].str.replace("u", "v")
+    table2 = layout.per_passage("ds2")
+    table2.parent.mkdir(parents=True)
+    t2.to_csv(table2, index=False)
+    assert rows(tmp_path / "r2") == [("ds/bm25", 60, 24), ("ds/dense", 30, 16)]
+    quality = (tmp_path / "r2" / "tables" / "retrieval_quality.md").read_text()
+    assert "| ds/bm25 (n=60) | ds/dense (n=30) | ds2/bm25 (n=60) | ds2/dense (n=30) |" in quality

@@ -238,7 +238,7 @@ def test_the_corrected_table_says_its_data_set_when_another_has_no_plan(
     code, _, err = run_cli(capsys, "report", tmp_path, "--codebook", cb_file, "-o", tmp_path / "r")
     assert code == 0, err
     corrected = pd.read_csv(tmp_path / "r" / "tables" / "retrieval_quality_corrected.csv")
-    cell = corrected[(corrected["code"] == "exact_entity") & (corrected["retriever"] == "bm25")]
+    cell = corrected[(corrected["code"] == "exact_entity") & (corrected["retriever"] == "ds/bm25")]
     assert (cell.iloc[0]["units"], cell.iloc[0]["reviewed"]) == (60, 24)  # ds's 60 alone
     caption = (tmp_path / "r" / "tables" / "retrieval_quality_corrected.md").read_text()
     assert caption.splitlines()[0].endswith(

@@ -618,7 +618,10 @@ class CorrectedShare(FrozenModel):
 
     plan: str = Field(description="The review plan whose reviews correct the cell.")
     part: UnitKind = Field(description="retrieval (Table 8) or reasoning (Table 9).")
-    system: str = Field(description="The cell's retriever or verifier (the plan's group).")
+    system: str = Field(
+        description="The cell's retriever or verifier (the plan's group); "
+        "'<data set>/<group>' when several data sets code the part."
+    )
     dimension: str = Field(description="The code's dimension (the summary row: its label).")
     code: str = Field(description="The code counted (the summary row: all-high / all-correct).")
     rows: int = Field(description="Rows of the coded table in the cell.")

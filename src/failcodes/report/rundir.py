@@ -1434,6 +1434,9 @@ def _corrected(
                 f"earlier codebook version; {_widened_text(steps, 'that version', cb.version)}"
             )
         rows = corrected_rows(coded, plan, reviews, cb.part(plan.part), narrow=migrated)
+        if prefix := _row_prefix(root, plan):  # 'bm25' of which data set? as Table 8 names it
+            for row in rows:
+                row["system"] = f"{prefix}{row['system']}"
         by = GROUP_COLUMN[plan.part]
         missing = progress.estimation_planned - progress.estimation_reviewed
         # drawn units a reviewer answered without codes (skipped, not assessable): "not yet"
@@ -1603,13 +1606,25 @@ PRESET_WARNING = (
 )
 
 
+def _row_prefix(root: Path, plan: ReviewPlan) -> str:
+    """``<data set>/`` before a corrected table's rows when several data sets code its part.
+
+    A plan corrects one data set's units: with two data sets both using bm25, a row 'bm25'
+    did not say whose (Table 8's columns say 'ds/bm25' and 'ds2/bm25'). One data set: ''.
+    """
+    layout = StudyLayout.of(root)
+    table = layout.per_passage if plan.part is UnitKind.RETRIEVAL else layout.per_trace
+    if sum(table(d).is_file() for d in layout.attribution_datasets()) < 2:
+        return ""
+    return f"{PurePosixPath(plan.source).parent.name}/"
+
+
 def _unplanned_text(root: Path, plan: ReviewPlan, plans: list[ReviewPlan]) -> str:
     """Which data set a plan's corrected table is of, when others of its part have none.
 
-    Its rows name a retriever (verifier) as Table 8 (9) does without the data set: with a
-    second data set added after the draw ('ds2/bm25' 0.0% judge-only in Table 8), 'bm25
-    corrected 100.0' read as bm25's, not ds's alone, and ds2 had no word that it stayed
-    uncorrected.
+    With a second data set added after the draw ('ds2/bm25' 0.0% judge-only in Table 8),
+    'bm25 corrected 100.0' read as bm25's, not ds's alone (its rows now say 'ds/bm25',
+    :func:`_row_prefix`), and ds2 had no word that it stayed uncorrected.
     """
     layout = StudyLayout.of(root)
     table = layout.per_passage if plan.part is UnitKind.RETRIEVAL else layout.per_trace
