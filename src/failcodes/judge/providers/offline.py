@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -28,12 +29,26 @@ def _words_of(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_WORD = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)?")
-#: A run of Chinese, Japanese or Korean script: written without spaces, so the run is read as
-#: its character bigrams (a run of one character as itself). Read as [a-z0-9] alone, a Chinese
-#: claim had no word: every passage was coded irrelevant, broader scope and neutral, and (no
-#: capital to start on, no '.' to end on) truncated, so each disagreement went to retrieval.
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+#: A word: a run of Unicode letters and digits (with the combining marks of Latin, Hebrew,
+#: Arabic and Indic scripts), read casefolded after NFC. Read as [a-z0-9] alone, German
+#: 'Übelkeit' was 'belkeit' and 'für', 'Größe', French 'été', Spanish 'niño' were no word at
+#: all: a claim with accents shared fewer words with its passage than the same text without
+#: them, and its codes (and attribution) could differ. ASCII text reads exactly as before.
+_WORD = re.compile(
+    r"[\w\u0300-\u036f\u0591-\u05bd\u064b-\u065f\u0670\u0900-\u0963\u0966-\u0dff]+"
+    r"(?:[.,][0-9]+)?"
+)
+#: A run of Chinese, Japanese or Korean script (and Thai, Lao: no spaces between words either):
+#: the run is read as its character bigrams (a run of one character as itself). Read as
+#: [a-z0-9] alone, a Chinese claim had no word: every passage was coded irrelevant, broader
+#: scope and neutral, and (no capital to start on, no '.' to end on) truncated, so each
+#: disagreement went to retrieval.
+_CJK = re.compile(
+    r"[\u0e00-\u0eff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
+)
+#: What splits words besides what _WORD leaves out: a CJK/Thai run (read as bigrams) and '_'
+#: ([a-z0-9] split 'beta_blocker' in two; \w would not).
+_NOT_WORD = re.compile(_CJK.pattern + "|_")
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
 _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])\s*(?=\S)")
 #: A sentence's end in CJK text (the ideographic full stop, full-width ! and ?, closing quotes),
@@ -101,9 +116,14 @@ _REFUTE_WORDS = ("refute", "contradict", "not supported", "does not support", "i
 _TOKENISED = 4096
 
 
+def _spaced_words(text: str) -> list[str]:
+    """The words of ``text`` between spaces and punctuation (NFC, casefolded; no CJK/Thai)."""
+    return _WORD.findall(_NOT_WORD.sub(" ", unicodedata.normalize("NFC", text).casefold()))
+
+
 @functools.lru_cache(maxsize=_TOKENISED)
 def _words(text: str) -> tuple[str, ...]:
-    words = _WORD.findall(text.lower())
+    words = _spaced_words(text)
     for run in _CJK.findall(text):
         words.extend(run[i : i + 2] for i in range(max(1, len(run) - 1)))
     return tuple(words)
@@ -174,7 +194,7 @@ def _token_stems(token: str) -> tuple[str, ...]:
     Tokens recur (a passage's vocabulary is small): found once each, not once per passage
     token (the quote's search was 17% of the offline judge at paper scale; issue 30).
     """
-    return tuple(w[:6] for w in _WORD.findall(token.lower()))
+    return tuple(w[:6] for w in _spaced_words(token))
 
 
 def _quote_span(claim: str, sentence: str) -> str:
