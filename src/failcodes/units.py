@@ -127,9 +127,16 @@ def passage_entry(
     """
     if not source and not title and not passage_id:
         return text_json
+    head = b'{"passage_id":' + encode(passage_id) + b"," if passage_id else b"{"
+    return head + _shown(text_json, encode, source, title)
+
+
+def _shown(
+    text_json: bytes, encode: Callable[[str], bytes], source: str | None, title: str | None
+) -> bytes:
+    """:func:`passage_entry`'s object after its ``{`` or id: source, text and title."""
     return b"".join(
         (
-            b'{"passage_id":' + encode(passage_id) + b"," if passage_id else b"{",
             b'"source":',
             encode(source) if source else b"null",
             b',"text":',
@@ -187,21 +194,9 @@ def claim_unit_ids(
     entries = []
     for p in passages:
         text_json, source, title, passage_id = encode(p.text), p.source, p.title, p.passage_id
-        if source or title:  # passage_entry's object, its id added in verification
-            shown = b"".join(
-                (
-                    b'"source":',
-                    encode(source) if source else b"null",
-                    b',"text":',
-                    text_json,
-                    b',"title":',
-                    encode(title) if title else b"null",
-                    b"}",
-                )
-            )
-            alone = b"{" + shown
-        else:
-            shown, alone = b'"source":null,"text":' + text_json + b',"title":null}', text_json
+        # passage_entry's object (its id added in verification); the text alone without one
+        shown = _shown(text_json, encode, source, title)
+        alone = b"{" + shown if source or title else text_json
         h = state.copy()
         h.update(alone)
         h.update(_RETRIEVAL_TAIL)
