@@ -116,12 +116,12 @@ def test_report_counts_from_a_tally(tmp_path: Path, monkeypatch: pytest.MonkeyPa
             ["r2", "entity_mismatch", 2, 2],
             ["r2", "indirect", 2, 2],
         ]
-    # the figure's counts of codes other than the high one, scored rows, per dimension in
-    # value_counts order: entity_mismatch 2, partial_entity 1, not_assessable 1; indirect 2
+    # the figure's counts of error subcodes (not the high one, not not_assessable: no error),
+    # scored rows, per dimension in value_counts order: entity_mismatch 2, partial_entity 1;
+    # indirect 2
     assert list(inputs.error_codes["retrieval"].items()) == [
         ("entity_mismatch", 2),
         ("partial_entity", 1),
-        ("not_assessable", 1),
         ("indirect", 2),
     ]
 

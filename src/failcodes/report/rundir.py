@@ -1720,7 +1720,12 @@ def _judged_text(shown: int, reviewed: int) -> str:
 
 
 def _error_counts(table: pd.DataFrame | None, cb: Codebook | None, kind: str) -> dict[str, int]:
-    """Counts of each low-quality subcode among scored rows (for the attribution figure)."""
+    """Counts of each low-quality subcode among scored rows (for the attribution figure).
+
+    A dimension coded ``not_assessable`` (a passage without source metadata) is no error: it
+    was counted as one, so a study of such passages drew "retrieval: not_assessable 12" as its
+    most frequent error subcode beside dominant-error tables that said none was coded.
+    """
     if table is None or cb is None:
         return {}
 
@@ -1731,7 +1736,7 @@ def _error_counts(table: pd.DataFrame | None, cb: Codebook | None, kind: str) ->
         if dim.id not in scored:
             continue
         for code, n in _carried(scored, dim).items():
-            if code != dim.high_quality_code:
+            if code not in (dim.high_quality_code, NOT_ASSESSABLE):
                 out[str(code)] = out.get(str(code), 0) + int(n)
     return out
 
