@@ -6553,6 +6553,36 @@ T30LEFT_CASES: list[Case] = [
 ]
 
 
+T31READ_CASES: list[Case] = [
+    Case(
+        # a German spreadsheet's CSV of a TRUE/FALSE column: 'is_wrong = true -> error' matched
+        # no row, 0 error labels of 2, exit 0 with a note
+        "ingest/label-rule-true-on-german-truth-words",
+        (
+            "ingest",
+            "generic",
+            "{d}/t.csv",
+            "-o",
+            "{d}/o.jsonl",
+            "--labels-out",
+            "{d}/l.jsonl",
+            "--label-rule",
+            "is_wrong = true -> error",
+        ),
+        _write(
+            {
+                "t.csv": "question_id,sentence_id,claim,verdict,system,is_wrong\n"
+                "q1,s1,Aspirin helps,supported,A,FALSCH\n"
+                "q1,s2,Dose is 5g,refuted,A,WAHR\n"
+            }
+        ),
+        line="failcodes: error: {d}/t.csv:3, field 'is_wrong': --label-rule 'is_wrong = true -> "
+        "error' names 'true', which no row has, and not 'WAHR', which rows have (the same truth "
+        "value written another way? those rows got the 'no_error' label): name the values as "
+        "the column writes them",
+    ),
+]
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -6590,6 +6620,7 @@ CASES = (
     + SESSION25_CASES
     + T30ATT_CASES
     + T30LEFT_CASES
+    + T31READ_CASES
 )
 
 
