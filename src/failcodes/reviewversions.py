@@ -3,8 +3,10 @@
 :func:`bring_reviews` sorts each review pulled into a study's ``review/`` as **current**,
 **migrated** (:func:`failcodes.migration.migrate`), **superseded** (reviewed again under the
 target version by the same coder), **repeated** (the same coder's review held twice: the
-latest by ``created_at``, the later file on a tie, counts) or **stale**; docs/study.md
-("Reviews pulled before the bump") gives the rules and what the report says of each.
+latest by ``created_at``, the later file on a tie, counts; where one of them has no
+``created_at`` of its own, the one read later, files by name and lines in order) or
+**stale**; docs/study.md ("Reviews pulled before the bump") gives the rules and what the
+report says of each.
 Pure: annotations and codebooks in, the sorting out (no file is read here).
 """
 
@@ -32,6 +34,9 @@ class FileReviews:
     repeated: int = 0
     #: the files holding the reviews that count instead of this file's repeated ones
     repeated_in: set[str] = field(default_factory=set)
+    #: of ``repeated``, those decided by reading order: a review of the unit and coder had no
+    #: ``created_at`` of its own (a hand-written file)
+    untimed: int = 0
     #: unit id -> why it is stale (one per annotation left out)
     stale: dict[str, str] = field(default_factory=dict)
     #: the versions its migrated and stale reviews were made under
@@ -101,9 +106,12 @@ def bring_reviews(
     # counts, the older one is superseded (neither counted twice nor re-opened)
     again = {(a.unit_id, a.unit_kind, a.coder) for m in files.values() for a in m if current(a)}
     kept: list[tuple[str, Annotation]] = []  # (file, review) of the usable reviews, in order
+    untimed: set[tuple[str, object, str]] = set()  # (unit, kind, coder) with an untimed review
     for name, made in files.items():
         mine = out.files.setdefault(name, FileReviews())
         for ann in made:
+            if "created_at" not in ann.model_fields_set:  # the model's default: the read's clock
+                untimed.add((ann.unit_id, ann.unit_kind, ann.coder))
             if current(ann):
                 mine.current += 1
                 kept.append((name, ann))
@@ -134,24 +142,38 @@ def bring_reviews(
                 )
             mine.stale[ann.unit_id] = reason
             out.stale_reviews.setdefault(name, []).append(ann)
-    out.reviews = _latest(kept, out.files)
+    out.reviews = _latest(kept, out.files, untimed)
     return out
 
 
 def _latest(
-    kept: Sequence[tuple[str, Annotation]], files: Mapping[str, FileReviews]
+    kept: Sequence[tuple[str, Annotation]],
+    files: Mapping[str, FileReviews],
+    untimed: set[tuple[str, object, str]],
 ) -> list[Annotation]:
-    """One review per unit and coder: the latest; the others counted in their file."""
+    """One review per unit and coder: the latest; the others counted in their file.
+
+    Where one of a unit and coder's reviews has no ``created_at`` of its own (``untimed``),
+    the one read last counts: such a review took the clock of the read as its time, so a
+    hand-written review file beat every pulled review of its units, however much later those
+    were made, and the note called it the latest.
+    """
     latest: dict[tuple[str, object, str], int] = {}
     for i, (_, ann) in enumerate(kept):
         key = (ann.unit_id, ann.unit_kind, ann.coder)
-        if key not in latest or _utc(ann.created_at) >= _utc(kept[latest[key]][1].created_at):
+        if (
+            key not in latest
+            or key in untimed
+            or _utc(ann.created_at) >= _utc(kept[latest[key]][1].created_at)
+        ):
             latest[key] = i
     counted = set(latest.values())
     for i, (name, ann) in enumerate(kept):
         if i not in counted:
+            key = (ann.unit_id, ann.unit_kind, ann.coder)
             files[name].repeated += 1
-            files[name].repeated_in.add(kept[latest[(ann.unit_id, ann.unit_kind, ann.coder)]][0])
+            files[name].untimed += key in untimed
+            files[name].repeated_in.add(kept[latest[key]][0])
     return [ann for i, (_, ann) in enumerate(kept) if i in counted]
 
 

@@ -1971,9 +1971,16 @@ def _version_notes(versions: ReviewVersions) -> list[str]:
     for name, got in versions.files.items():
         if got.repeated:
             where = ", ".join(sorted(got.repeated_in))
+            untimed = (
+                f"; {got.untimed} of them beside a review with no created_at (written by "
+                "hand?), so of unknown order: there the one read later counts (files by name, "
+                "lines in order), not the one made later"
+                if got.untimed
+                else ""
+            )
             notes.append(
                 f"{name}: {got.repeated} review(s) of units the same coder reviewed again "
-                f"(in {where}): the latest review of each counts, once"
+                f"(in {where}): the latest review of each counts, once{untimed}"
             )
         if not got.migrated and not got.stale and not got.superseded:
             continue

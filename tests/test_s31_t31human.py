@@ -1,0 +1,71 @@
+"""Session 31 (t31human): the human loop, fourth pass: exports as reviewers download them,
+reviews given twice, reviewers' proposals (issue 30)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+# --- one coder's review of a unit twice, one of them with no created_at ----------------------
+
+
+def test_an_untimed_review_does_not_beat_a_later_timed_one_unsaid(
+    tmp_path: Path, capsys: Any
+) -> None:
+    # 40 of big_table's 90 units drawn (bm25 24 of them, dense 16). alice's review file written
+    # by hand (no created_at) gives the judge's entity code on all 40; she then reviewed the
+    # plan's first 10 units (sorted; all bm25: u000 u006 judge partial, the 8 others exact)
+    # again in Label Studio and gave the other code, pulled into review/alice_ls.jsonl
+    # (created_at 2026-12-05T10:00Z). main took the report's clock as the hand file's time, so
+    # it beat the later reviews and the note called it the latest: bm25 exact_entity
+    # human-only 16/24 = 66.7, disagree 0. Now the untimed pair goes by reading order (files
+    # by name: alice_ls after alice) and the note says so. By hand: 16 - 8 + 2 = 10 of 24 =
+    # 41.7, 10 disagreements.
+    import pandas as pd
+
+    from failcodes import codebook as codebooks
+    from failcodes.reviewplan import read_plan
+    from failcodes.study.layout import StudyLayout
+    from tests.test_review_plan import big_table, human, run_cli
+
+    table = StudyLayout.of(tmp_path).per_passage("ds")
+    table.parent.mkdir(parents=True)
+    coded = big_table()
+    coded.to_csv(table, index=False)
+    code, _, err = run_cli(capsys, "review", "plan", tmp_path, "-p", "retrieval", "-n", "40")
+    assert code == 0, err
+    plan = tmp_path / "review" / "plans" / "ds.retrieval.json"
+    drawn = sorted(read_plan(plan).estimation_ids())
+    judge = dict(zip(coded["unit_id"], coded["entity_match"], strict=True))
+    other = {"exact_entity": "partial_entity", "partial_entity": "exact_entity"}
+    assert [judge[u] for u in drawn[:10]].count("partial_entity") == 2
+    assert all(int(u[1:]) < 60 for u in drawn[:10])  # bm25's
+    lines = []
+    for uid in drawn:
+        record = json.loads(human(uid, judge[uid]).model_dump_json())
+        del record["created_at"]
+        lines.append(json.dumps(record))
+    (tmp_path / "review" / "alice.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    when = datetime(2026, 12, 5, 10, tzinfo=UTC)
+    again = [
+        human(uid, other[judge[uid]]).model_copy(update={"created_at": when}) for uid in drawn[:10]
+    ]
+    (tmp_path / "review" / "alice_ls.jsonl").write_text(
+        "".join(a.model_dump_json() + "\n" for a in again), encoding="utf-8"
+    )
+    cb = codebooks.bundled()
+    cb_file = codebooks.bundled_dir() / f"{cb.name}.v{cb.version}.yaml"
+    code, _, err = run_cli(capsys, "report", tmp_path, "--codebook", cb_file, "-o", tmp_path / "r")
+    assert code == 0, err
+    corrected = pd.read_csv(tmp_path / "r" / "tables" / "retrieval_quality_corrected.csv")
+    cell = corrected[(corrected["code"] == "exact_entity") & (corrected["retriever"] == "bm25")]
+    assert (cell.iloc[0]["reviewed"], cell.iloc[0]["disagree"]) == (24, 10)
+    assert cell.iloc[0]["human-only (%)"].startswith("41.7 [")
+    assert (
+        "review/alice.jsonl: 10 review(s) of units the same coder reviewed again (in "
+        "review/alice_ls.jsonl): the latest review of each counts, once; 10 of them beside a "
+        "review with no created_at (written by hand?), so of unknown order: there the one read "
+        "later counts (files by name, lines in order), not the one made later"
+    ) in err.splitlines()
