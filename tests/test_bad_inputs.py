@@ -4864,8 +4864,9 @@ SESSION11_CASES: list[Case] = [
         "labelstudio-import/json-min-export",
         ("labelstudio", "import", "{d}/min.json", "--part", "retrieval", "-o", "{d}/a.jsonl"),
         _json_min,
-        line="failcodes: error: {d}/min.json: task 1 is a JSON-MIN row (task data and choices "
-        "flattened, no annotations or coders): export the project as JSON instead",
+        line="failcodes: error: {d}/min.json: task 1 is a JSON-MIN row (one row per submitted "
+        "annotation: a skipped task is left out, and so is the judge's prediction the reviewer "
+        "was shown): export the project as JSON instead",
     ),
     Case(
         # sentence ids numbered per answer whose rows agreed were merged into q1's labels: 2
@@ -5998,8 +5999,9 @@ SESSION20_CASES: list[Case] = [
         "labelstudio-import/a-csv-export",
         (*LS_IMPORT, "{d}/project-7.csv", "-o", "{d}/h.jsonl"),
         _ls_csv_export,
-        line="failcodes: error: {d}/project-7.csv: a CSV or TSV export (its rows hold no "
-        "annotator, annotation id or time): export the project as JSON",
+        line="failcodes: error: {d}/project-7.csv: a CSV or TSV export (one row per submitted "
+        "annotation: a skipped task is left out, and so is the judge's prediction the reviewer "
+        "was shown): export the project as JSON",
     ),
     Case(
         # patients 1, 2 twice in pandas' index: read as 4 row-numbered units (e58070a)

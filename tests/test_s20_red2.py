@@ -227,6 +227,7 @@ def test_a_csv_export_is_refused_asking_for_json(
     code, _, err = run_cli(args, capsys)
     assert (code, err.strip()) == (
         2,
-        f"failcodes: error: {export}: a CSV or TSV export (its rows hold no annotator, "
-        "annotation id or time): export the project as JSON",
+        f"failcodes: error: {export}: a CSV or TSV export (one row per submitted annotation: a "
+        "skipped task is left out, and so is the judge's prediction the reviewer was shown): "
+        "export the project as JSON",
     )

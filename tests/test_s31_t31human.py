@@ -69,3 +69,45 @@ def test_an_untimed_review_does_not_beat_a_later_timed_one_unsaid(
         "review with no created_at (written by hand?), so of unknown order: there the one read "
         "later counts (files by name, lines in order), not the one made later"
     ) in err.splitlines()
+
+
+# --- Label Studio's JSON-MIN export, imported with --user --------------------------------------
+
+
+def test_a_json_min_export_with_user_names_is_refused_as_json_min(
+    tmp_path: Path, capsys: Any
+) -> None:
+    # The rows of a JSON-MIN export as Label Studio 1.23.2 wrote them (a real server, session
+    # 31: one row per submitted annotation, the user id under 'annotator'; alice's skip of a
+    # second task is not among them). Imported with the --user names a reviewer gives a JSON
+    # export, main refused it as "--user 2=alice@x.org: no annotation in the export is by user
+    # id 2 (the ids it holds: none: it names its annotators itself)", though the rows name
+    # users 2 and 3; the export's format is what is wrong.
+    from failcodes.labelstudio.tasks import build_tasks
+    from failcodes.units import UnitKind
+    from tests.labelstudio_helpers import retrieval_unit, toy_codebook
+    from tests.test_cli_labelstudio import write_codebook
+    from tests.test_review_plan import run_cli
+
+    data = build_tasks([retrieval_unit(0)], toy_codebook(), UnitKind.RETRIEVAL)[0]["data"]
+    rows = [
+        {**data, "id": 1, "entity": "irrelevant", "scope": "broader_scope", "annotator": 3,
+         "annotation_id": 2, "created_at": "2026-12-06T01:23:37.992908Z", "lead_time": 12.0},
+        {**data, "id": 1, "entity": "exact_entity", "scope": "exact_scope", "annotator": 2,
+         "annotation_id": 1, "created_at": "2026-12-06T01:23:37.788331Z", "lead_time": 10.0},
+    ]  # fmt: skip
+    export = tmp_path / "project-1-min.json"
+    export.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    cb = write_codebook(tmp_path)
+    code, _, err = run_cli(
+        capsys,
+        *("labelstudio", "import", export, "-p", "retrieval", "-c", cb),
+        *("--user", "2=alice@x.org", "--user", "3=bob@x.org", "-o", tmp_path / "h.jsonl"),
+    )
+    assert (code, err.strip()) == (
+        2,
+        f"failcodes: error: {export}: task 1 is a JSON-MIN row (one row per submitted "
+        "annotation: a skipped task is left out, and so is the judge's prediction the reviewer "
+        "was shown): export the project as JSON instead",
+    )
+    assert not (tmp_path / "h.jsonl").exists()

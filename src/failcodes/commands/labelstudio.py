@@ -795,8 +795,9 @@ class LabelStudioImportRequest(Request):
         cb = codebook_or_bundled(self.codebook, near=self.out.parent)  # into a study: its own
         if self.export.suffix.lower() in (".csv", ".tsv"):  # it was 'malformed JSON', no more
             raise InputError(
-                "a CSV or TSV export (its rows hold no annotator, annotation id or time): "
-                "export the project as JSON",
+                "a CSV or TSV export (one row per submitted annotation: a skipped task is "
+                "left out, and so is the judge's prediction the reviewer was shown): export "
+                "the project as JSON",
                 path=self.export,
             )
         source = str(self.export)

@@ -140,6 +140,8 @@ def check_users(tasks: Any, users: Mapping[int, str], source: str) -> None:
     """
     if not isinstance(tasks, list):  # no export: annotations_from_export says so (this said
         return  # 'no annotation ... by user id 3 (the ids it holds: none ...)')
+    if any(isinstance(t, dict) and "data" not in t and cfg.UNIT_ID in t for t in tasks):
+        return  # JSON-MIN rows (their ids under 'annotator'): check_task refuses the export
     held: set[int] = set()
     for task in tasks:
         held |= annotator_ids(task)
@@ -285,8 +287,9 @@ def check_task(
     ref = str(codebook.ref())
     if isinstance(task, dict) and "data" not in task and cfg.UNIT_ID in task:
         raise InputError(
-            f"task {index + 1} is a JSON-MIN row (task data and choices flattened, no "
-            "annotations or coders): export the project as JSON instead",
+            f"task {index + 1} is a JSON-MIN row (one row per submitted annotation: a skipped "
+            "task is left out, and so is the judge's prediction the reviewer was shown): "
+            "export the project as JSON instead",
             path=source,
         )
     if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
