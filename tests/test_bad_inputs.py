@@ -6583,6 +6583,22 @@ T31READ_CASES: list[Case] = [
         "value written another way? those rows got the 'no_error' label): name the values as "
         "the column writes them",
     ),
+    Case(
+        # two 'CSV UTF-8' shards joined with cat: the second's first row began '\ufeffq2', a
+        # question of its own beside 'q2' (n_questions 3 for 2, exit 0)
+        "metrics/csv-line-starting-with-a-byte-order-mark",
+        ("metrics", "--traces", "{d}/t.csv", "--labels", "{d}/l.jsonl"),
+        _write(
+            {
+                "t.csv": "\ufeffquestion_id,system,sentence_id,claim_id,claim,verdict\n"
+                "q1,A,s1,c1,a,supported\n\ufeffq2,A,s2,c2,b,refuted\n",
+                "l.jsonl": '{"sentence_id": "s1", "has_error": false}\n',
+            }
+        ),
+        line="failcodes: error: {d}/t.csv:3: the line starts with a byte-order mark (U+FEFF), "
+        "which only begins a file: files joined with cat, each saved with one (CSV UTF-8, "
+        "utf-8-sig)? it would be part of the row's first cell: delete it",
+    ),
 ]
 
 CASES = (

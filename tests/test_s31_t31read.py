@@ -77,3 +77,75 @@ def test_a_rule_naming_the_columns_own_truth_word_reads_it(
         ("s3", True),
         ("s4", False),
     ]
+
+
+_SHARD_1 = "system,question_id,sentence_id,claim_id,claim,verdict\nA,q1,s1,c1,a,supported\n"
+_SHARD_2 = "A,q2,s3,c3,c,supported\nA,q2,s4,c4,d,refuted\n"
+
+
+def test_a_csv_line_starting_with_a_byte_order_mark_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Shards each saved as 'CSV UTF-8' (a BOM first), joined with cat: the second shard's
+    # first row begins with U+FEFF. Read so, with question_id in the first column, its
+    # question was '\ufeffq2' beside the next row's 'q2': q1, '\ufeffq2', q2 = n_questions 3
+    # (the bootstrap's clusters) for q1, q2 = 2, exit 0. Now refused at that line (3).
+    traces = tmp_path / "t.csv"
+    first = _SHARD_1.replace("system,question_id", "question_id,system").replace("A,q1", "q1,A")
+    second = _SHARD_2.replace("A,q2", "q2,A")
+    traces.write_text("\ufeff" + first + "\ufeff" + second, encoding="utf-8")
+    labels = tmp_path / "l.jsonl"
+    labels.write_text(
+        "".join(
+            json.dumps({"sentence_id": s, "has_error": e}) + "\n"
+            for s, e in [("s1", False), ("s3", True), ("s4", False)]
+        ),
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "json"], capsys
+    )
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {traces}:3: the line starts with a byte-order mark (U+FEFF), which "
+        "only begins a file: files joined with cat, each saved with one (CSV UTF-8, "
+        "utf-8-sig)? it would be part of the row's first cell: delete it"
+    )
+    # without the second BOM: the two questions
+    traces.write_text("\ufeff" + first + second, encoding="utf-8")
+    code, out, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "json"], capsys
+    )
+    assert code == 0, err
+    assert {r["n_questions"] for r in json.loads(out)} == {2}
+
+
+@pytest.mark.parametrize("command", ["ingest", "labels", "agree"])
+def test_every_csv_reader_refuses_a_later_byte_order_mark(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # ingest generic (a system '\ufeffA' beside 'A'), a labels CSV (a sentence '\ufeffs3')
+    # and agree's ratings (a unit '\ufeffu3') all read CSV through one line reader
+    table = tmp_path / "t.csv"
+    if command == "ingest":
+        table.write_text(_SHARD_1 + "\ufeff" + _SHARD_2, encoding="utf-8")
+        argv = ["ingest", "generic", str(table), "-o", str(tmp_path / "o.jsonl")]
+    elif command == "labels":
+        traces = tmp_path / "t.jsonl"
+        traces.write_text(
+            '{"system": "A", "question_id": "q1", "sentence_id": "s1", "claim_id": "c1", '
+            '"claim": "a", "verdict": "supported"}\n',
+            encoding="utf-8",
+        )
+        table.write_text("sentence_id,has_error\ns1,false\n\ufeffs3,true\n", encoding="utf-8")
+        argv = ["metrics", "--traces", str(traces), "--labels", str(table)]
+    else:
+        table.write_text("unit,r1,r2\nu1,yes,yes\nu2,no,yes\n\ufeffu3,no,no\n", encoding="utf-8")
+        argv = ["agree", str(table), "--bootstrap", "0"]
+    code, _, err = run_cli(argv, capsys)
+    assert code == 2
+    line = 4 if command == "agree" else 3
+    assert err.strip().startswith(
+        f"failcodes: error: {table}:{line}: the line starts with a byte-order mark (U+FEFF)"
+    ), err
+    assert not (tmp_path / "o.jsonl").exists()

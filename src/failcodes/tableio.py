@@ -172,6 +172,11 @@ def csv_lines(fh: IO[str], path: Path) -> Iterator[str]:
     The csv module is given a line whole before it checks its field limit: one line of 400 MB
     (a cell of it unquoted, or a header) took ingest and agree 0.9 GB before their one line,
     2 GB would take 4. Read at most that many characters at once, the memory is bounded.
+
+    A line after the first that starts with a byte-order mark is refused: files each written
+    with one (``encoding="utf-8-sig"``, Excel's CSV UTF-8) joined with ``cat`` put it in the
+    first cell of a row, an id of its own (``\ufeffq2`` beside ``q2``: one question counted
+    as two, ``n_questions`` 3 for 2, exit 0).
     """
     read, line = fh.readline, 0
     while text := read(CSV_FIELD_LIMIT + 1):
@@ -180,6 +185,14 @@ def csv_lines(fh: IO[str], path: Path) -> Iterator[str]:
             raise InputError(
                 f"a line of over {CSV_FIELD_LIMIT >> 20} M characters (no trace or label row "
                 "is that long)",
+                path=path,
+                line=line,
+            )
+        if text[0] == "\ufeff" and line > 1:
+            raise InputError(
+                "the line starts with a byte-order mark (U+FEFF), which only begins a file: "
+                "files joined with cat, each saved with one (CSV UTF-8, utf-8-sig)? it would "
+                "be part of the row's first cell: delete it",
                 path=path,
                 line=line,
             )
