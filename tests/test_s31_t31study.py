@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from failcodes.codebook import bundled_dir
-from tests.cli_helpers import run_cli
 
 #: 3 questions x 2 sentences; the clinicians' errors are q1s1 and q2s1.
 SENTENCES = ["q1s1", "q1s2", "q2s1", "q2s2", "q3s1", "q3s2"]
@@ -69,8 +68,20 @@ def _two_system_study(root: Path) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def two_system_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The study above, run once through the Python layer (``failcodes.run_study``)."""
+    import failcodes
+
+    study = _two_system_study(tmp_path_factory.mktemp("s31study") / "st")
+    said: list[str] = []
+    results = failcodes.run_study(study, say=said.append)
+    assert all(r.outcome.value == "ran" for r in results), results
+    return study
+
+
 def test_figure_1_counts_no_not_assessable_dimension_as_an_error_subcode(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    two_system_study: Path,
 ) -> None:
     """Figure 1's "frequent error subcodes" panel drew "retrieval: not_assessable" 12.
 
@@ -81,15 +92,51 @@ def test_figure_1_counts_no_not_assessable_dimension_as_an_error_subcode(
     dominant-error tables say ("none: the judge coded no unit with an error subcode"). A
     dimension the coder could not assess is no error of the passage.
     """
-    study = _two_system_study(tmp_path / "st")
-    code, _, err = run_cli(["run", str(study)], capsys)
-    assert code == 0, err
     from failcodes.report.rundir import load_run_dir
 
+    study = two_system_study
     inputs = load_run_dir(study)
     assert inputs.attribution == {"verification": 6}  # 2 of A + 4 of B
-    assert inputs.per_passage is not None
-    table8 = (study / "report" / "tables" / "retrieval_quality.md").read_text()
+    tables = study / "report" / "tables"
+    table8 = (tables / "retrieval_quality.md").read_text()
     assert "r1 (n=4)" in table8 and "r2 (n=8)" in table8
     assert "| Trustworthiness | Not assessable | 100.0 | 100.0 |" in table8
+    prf = (tables / "prf_sentence.md").read_text()
+    # A: TP q1s1, FP q2s2, FN q2s1, TN q1s2 q3s1 q3s2; B: FP q1s2 q3s1, FN q1s1 q2s1, TN 2
+    assert "| A | refuted | 50.0 | 50.0 | 50.0 | 1 | 1 | 1 | 3 |" in prf
+    assert "| B | refuted | 0.0 | 0.0 | 0.0 | 0 | 2 | 2 | 2 |" in prf
     assert inputs.error_codes == {}  # main: {'retrieval': {'not_assessable': 12}}
+
+
+def test_figures_drawn_from_the_offline_judge_say_so_in_their_files(
+    two_system_study: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A figure of the offline baseline's codes carries the words in its PNG/PDF.
+
+    The page's captions said "(offline heuristic baseline)"; the files in report/figures/,
+    which a paper takes, said nothing, so the baseline's codes read as findings there. The
+    P/R/F1 figure rests on no judge code and is not marked. The Table 9 heatmap of this study
+    has every error share 0 (the 6 traces coded all correct, Table 9's last row 100.0): its
+    scale ran -0.1 .. 0.1 ("share of units" below 0, a 0 cell drawn mid-scale); it is 0 .. 1.
+    """
+    from failcodes.report import figures
+    from failcodes.report.build import build_report
+    from failcodes.report.rundir import load_run_dir
+
+    drawn: dict[str, object] = {}
+    save = figures.save_figure_glyphs
+
+    def keep(fig, out_dir, stem):  # type: ignore[no-untyped-def]
+        drawn[stem] = fig
+        return save(fig, out_dir, stem)
+
+    monkeypatch.setattr(figures, "save_figure_glyphs", keep)
+    build_report(load_run_dir(two_system_study), tmp_path / "report")
+    mark = "judge's codes: the offline heuristic baseline (not a language model)"
+    for stem in ("attribution", "retrieval_quality", "reasoning_steps"):
+        assert drawn[stem].get_suptitle() == mark, stem  # type: ignore[attr-defined]
+    assert drawn["recall_f1"].get_suptitle() == ""  # type: ignore[attr-defined]
+    table9 = (two_system_study / "report" / "tables" / "reasoning_steps.md").read_text()
+    assert "|  | All steps correct | 100.0 | 100.0 |" in table9
+    [heatmap] = drawn["reasoning_steps"].axes[0].images  # type: ignore[attr-defined]
+    assert heatmap.get_clim() == (0.0, 1.0)

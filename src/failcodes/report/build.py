@@ -284,7 +284,15 @@ class _Builder:
         html = render_table(frame, "html", caption=caption, key=key, keys=keys)
         return ReportTable(caption=caption, html=html, files=files)
 
-    def figure(self, stem: str, fig: Any, caption: str) -> ReportFigure:
+    def figure(self, stem: str, fig: Any, caption: str, *, mark: str = "") -> ReportFigure:
+        """Save ``fig`` as ``stem``; ``mark``: a line written on the figure itself.
+
+        A figure drawn from the offline judge's codes carries the words in its file (PNG,
+        PDF): its caption said "offline heuristic baseline" in the page alone, so the figure
+        pasted into a paper showed the baseline's codes as findings.
+        """
+        if mark:
+            fig.suptitle(mark, fontsize=6.5, style="italic", color="#7a5c00")
         paths, missing = figs.save_figure_glyphs(fig, self.out / "figures", stem)
         self.written.update(paths.values())
         if missing:  # CJK system names: empty boxes in the figure, said beside it
@@ -444,6 +452,14 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
     )
     # after a caption whose numbers rest on the judge's codes beside a human's (the tag's words)
     judge_said = f"; judge: {tag.strip(' ()')}" if tag else ""
+    # on the figures drawn from the judge's codes, in their files (a paper takes the file)
+    mark = (
+        ""
+        if not heuristic
+        else "judge's codes: includes the offline heuristic baseline (not a language model)"
+        if mixed
+        else "judge's codes: the offline heuristic baseline (not a language model)"
+    )
 
     if inputs.metrics:
         sec = ReportSection(id="metrics", title="Detection of clinician-labelled errors")
@@ -534,6 +550,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                     f"Disagreements -> pipeline stage -> dominant subcodes{tag}"
                     f"{inputs.attribution_caption}"
                     f"{shared_note(inputs.attribution_shared, 'the figure counts')}",
+                    mark=mark,
                 )
             )
         sec.notes.append(ATTRIBUTION_RULE_NOTE)
@@ -558,6 +575,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                         figs.corrected_shares(numbers),
                         f"{corr_caption.split(':')[0]}: judge-only, human-only and corrected "
                         f"shares of the disagreements per system and stage, 95% CIs{judge_said}",
+                        mark=mark,
                     )
                 )
         if inputs.corrected_attribution:
@@ -673,7 +691,12 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 )
             )
             sec.figures.append(
-                b.figure(stem, draw(shares, part, groups), f"{per_group(drawn, coded, by)}{tag}")
+                b.figure(
+                    stem,
+                    draw(shares, part, groups),
+                    f"{per_group(drawn, coded, by)}{tag}",
+                    mark=mark,
+                )
             )
             b.sections.append(sec)
 

@@ -143,7 +143,10 @@ def step_error_heatmap(shares: pd.DataFrame, part: Part, groups: Sequence[str]) 
     data = errors[list(groups)].to_numpy(dtype=float)
     fig = _figure(COLUMN_WIDTH_IN + 0.35 * len(groups), 0.9 + 0.2 * len(labels))
     ax = fig.add_subplot()
-    image = ax.imshow(np.nan_to_num(data), cmap="cividis", vmin=0, aspect="auto")
+    # shares are 0..1: with every share 0 matplotlib's scale ran -0.1..0.1, a 0 cell drawn as
+    # its middle (a share scale with negative values); the scale keeps 0 at its bottom
+    top = float(np.nanmax(data)) if data.size and np.nanmax(data) > 0 else 1.0
+    image = ax.imshow(np.nan_to_num(data), cmap="cividis", vmin=0, vmax=top, aspect="auto")
     ax.set_xticks(np.arange(len(groups)), list(groups), rotation=30, ha="right")
     ax.set_yticks(np.arange(len(labels)), labels)
     for (r, c), v in np.ndenumerate(data):
@@ -159,6 +162,8 @@ def step_error_heatmap(shares: pd.DataFrame, part: Part, groups: Sequence[str]) 
             )
     fig.colorbar(image, ax=ax, label="share of units", shrink=0.8)
     ax.set_title(f"{part.label}: error subcodes")
+    if not (np.nan_to_num(data) > 0).any():
+        say_empty(ax, "no error subcode coded")
     return fig
 
 
@@ -264,7 +269,9 @@ def attribution_flow(
     right_ax.set_title("frequent error subcodes")
     # its counts are Tables 8-9's rows, not disagreements (misreading 119 beside 120 of them)
     right_ax.set_xlabel(FLOW_CODES_UNIT, fontsize=7)
-    if not values:
+    if not values:  # no scale around nothing (it read -0.04 .. 0.04)
+        right_ax.set_xticks([])
+        right_ax.set_yticks([])
         say_empty(right_ax, "no error subcode coded")
     return fig
 
