@@ -111,3 +111,39 @@ def test_a_json_min_export_with_user_names_is_refused_as_json_min(
         "was shown): export the project as JSON instead",
     )
     assert not (tmp_path / "h.jsonl").exists()
+
+
+# --- saturate round --reviews: a reviewer proposes a code that exists already -----------------
+
+
+def test_a_reviewer_proposal_named_as_an_existing_code_says_the_review_did_not_give_it(
+    tmp_path: Path,
+) -> None:
+    # r0 codes entity_match entity_mismatch (its one low-quality code), scope exact_scope, and
+    # proposes 'Different context: another setting than the claim': scope's own code
+    # different_context (label 'Different context'). Placed under entity_match, deduplication
+    # reads it as subcode:different_context (the same name in another dimension: similarity
+    # 1.0) and main said only where it was placed: the round closed with no open proposal, and
+    # the review, read by the corrected shares and the agreement as scope exact_scope, was
+    # never questioned. Now a note says the review did not give that code.
+    from tests.saturation.satfixtures import make_pool
+    from tests.saturation.test_cli import cli, setup_project
+    from tests.test_s29_t29human import _review
+
+    unit = make_pool(12)[0].id
+    coder, proposer = setup_project(tmp_path, {})
+    reviews = tmp_path / "reviews.jsonl"
+    codes = {"entity_match": "entity_mismatch", "scope": "exact_scope"}
+    text = "Different context: another setting than the claim"
+    reviews.write_text(_review(0, "r0", codes, text) + "\n", encoding="utf-8")
+    args = ("round", "trial", "--judge", f"scripted:{coder}", "--proposer", f"scripted:{proposer}")
+    done = cli(*args, "--reviews", str(reviews), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "1 proposal(s), 0 after deduplication" in done.stdout
+    assert (
+        "note: proposal r0001-p01 (Different context): its name is the existing code "
+        "scope/different_context, which this review did not give (scope: exact_scope): no new "
+        "pattern; if the reviewer meant that code, correct the review (the corrected shares and "
+        "the agreement read scope as exact_scope)"
+    ) in done.stdout.splitlines()
+    assert f"proposed by reviewer r0 in their review of unit {unit}" in done.stdout

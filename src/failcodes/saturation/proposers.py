@@ -28,7 +28,7 @@ from failcodes.annotations import Annotation, CoderKind, Status
 from failcodes.codebook import Codebook, Part
 from failcodes.errors import FailcodesError, listed
 from failcodes.jsonio import read_json
-from failcodes.saturation.dedupe import tokens
+from failcodes.saturation.dedupe import normalise_name, tokens
 from failcodes.saturation.models import ProposalDraft
 from failcodes.units import Unit, UnitKind
 
@@ -451,6 +451,42 @@ def reviewer_origin(annotation: Annotation) -> str:
     )
 
 
+def _named_code(part: Part, name: str) -> tuple[str, str, bool] | None:
+    """(dimension, code, is a leaf) of the code of ``part`` whose label or id ``name`` is."""
+    wanted = normalise_name(name)
+    for dim in part.dimensions:
+        for sub in dim.subcodes:
+            for code, label, leaf in [
+                (sub.id, sub.label, False),
+                *((x.id, x.label, True) for x in sub.leaves),
+            ]:
+                if wanted in (normalise_name(label), normalise_name(code.replace("_", " "))):
+                    return dim.id, code, leaf
+    return None
+
+
+def _names_a_code(part: Part, ann: Annotation, name: str) -> str | None:
+    """A note when a reviewer's proposal is named as a code their review did not give.
+
+    A reviewer who codes scope exact_scope and proposes 'Different context' (scope's own code)
+    may have meant that code: deduplication read it as no new pattern, said nowhere, and the
+    review's scope code stayed exact_scope in the corrected shares and the agreement.
+    """
+    named = _named_code(part, name)
+    if named is None:
+        return None
+    dim, code, leaf = named
+    gave = ann.leaves.get(dim, []) if leaf else list(ann.code_set(dim))
+    if code in gave:
+        return None
+    given = ", ".join(ann.code_set(dim)) or "no code"
+    return (
+        f"its name is the existing code {dim}/{code}, which this review did not give ({dim}: "
+        f"{given}): no new pattern; if the reviewer meant that code, correct the review (the "
+        f"corrected shares and the agreement read {dim} as {given})"
+    )
+
+
 #: In a round's folder: the reviewers' proposals it could not place (dimension not known),
 #: one JSON object a line (``origin``, ``text``, ``note``); a later round says them once.
 UNPLACED_FILE = "unplaced-proposals.jsonl"
@@ -503,6 +539,9 @@ def reviewer_drafts(
             and ann.codes[dim.id] != dim.high_quality_code
         ]
         raw = (ann.proposal or "").strip()
+        cut = _NAME_END.search(raw)
+        name = " ".join(raw[: cut.start()].split()) if cut else text
+        meant = _names_a_code(part, ann, name or text)
         if len(low) != 1:
             chose = ", ".join(f"{d}={c}" for d, c in low) or "none"
             said = (
@@ -511,12 +550,11 @@ def reviewer_drafts(
                 f"{chose}; one places it); give it to a round by hand (--proposer "
                 "scripted:FILE with dimension, parent_subcode, name, definition)"
             )
+            said += f"; {meant}" if meant else ""
             notes.append(said)
             unplaced.append({"origin": origin, "text": text, "note": said})
             continue
         dimension, parent = low[0]
-        cut = _NAME_END.search(raw)
-        name = " ".join(raw[: cut.start()].split()) if cut else text
         rest = " ".join(raw[cut.end() :].split()) if cut else ""
         placed = (
             f"placed under {dimension}/{parent}, the review's only low-quality code (the "
@@ -531,7 +569,7 @@ def reviewer_drafts(
                 name=name or text,
                 definition=rest or text,
                 example_unit_ids=examples,
-                notes=(origin, placed, *extra),
+                notes=(origin, placed, *extra, *((meant,) if meant else ())),
             )
         )
     if other_kind:
