@@ -6599,6 +6599,15 @@ T31READ_CASES: list[Case] = [
         "which only begins a file: files joined with cat, each saved with one (CSV UTF-8, "
         "utf-8-sig)? it would be part of the row's first cell: delete it",
     ),
+    Case(
+        # the CSV Excel saved of a sheet whose rating formula failed: '#DIV/0!' was a rating
+        # category of its own (the workbook's error cell is refused: agree/xlsx-error-value)
+        "agree/csv-excel-error-value",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "unit,coder_A,coder_B\n1,1,1\n2,#DIV/0!,2\n"}),
+        line="failcodes: error: {d}/r.csv:3, field 'coder_A': Excel error value #DIV/0! (a "
+        "formula that failed; the CSV holds its text): fix or clear the cell",
+    ),
 ]
 
 CASES = (

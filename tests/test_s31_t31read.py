@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import agree_percent, run_cli
 
 # s1 correct, s2 and s3 errors, s4 correct: 2 error labels of 4
 _GERMAN = (
@@ -149,3 +149,76 @@ def test_every_csv_reader_refuses_a_later_byte_order_mark(
         f"failcodes: error: {table}:{line}: the line starts with a byte-order mark (U+FEFF)"
     ), err
     assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_an_excel_error_value_in_a_csv_label_column_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The label column computed by a formula (=IF(...)) failed on s3 and s4 and Excel saved
+    # '#VALUE!' in the CSV. Read as a value, the rule gave both no_error: 1 error label (s2)
+    # for the sheet's 2 (s2, s3), exit 0 with a note. A workbook's error cell is refused;
+    # its CSV's now too, naming the first (s3, line 4).
+    table = tmp_path / "t.csv"
+    table.write_text(
+        "question_id,sentence_id,claim,verdict,system,label\n"
+        "q1,s1,Aspirin helps,supported,A,correct\n"
+        "q1,s2,Dose is 5g,refuted,A,incorrect\n"
+        "q2,s3,Water is wet,supported,A,#VALUE!\n"
+        "q2,s4,Sky green,refuted,A,#VALUE!\n",
+        encoding="utf-8",
+    )
+    out, labels = tmp_path / "o.jsonl", tmp_path / "l.jsonl"
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(out), "--labels-out", str(labels),
+         "--label-rule", "label = incorrect -> error"], capsys
+    )  # fmt: skip
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {table}:4, field 'label': Excel error value #VALUE! (a formula "
+        "that failed; the CSV holds its text): fix or clear the cell"
+    )
+    assert not out.exists() and not labels.exists()
+
+
+@pytest.mark.parametrize("error", ["#REF!", "#DIV/0!", "#NAME?", "#NUM!", "#NULL!"])
+def test_an_excel_error_value_in_a_csv_rating_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], error: str
+) -> None:
+    # r1 yes,yes,no,no,yes,no; r2 yes,no,ERR,yes,yes,no. Read as a category, u2 was one more
+    # disagreement: percent 3/6 = 0.5; the unit has one rating, 3/5 = 0.6 without it.
+    table = tmp_path / "r.csv"
+    r2 = ["yes", "no", error, "yes", "yes", "no"]
+    r1 = ["yes", "yes", "no", "no", "yes", "no"]
+    table.write_text(
+        "unit,r1,r2\n"
+        + "".join(f"u{i},{a},{b}\n" for i, (a, b) in enumerate(zip(r1, r2, strict=True))),
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(["agree", str(table), "--bootstrap", "0"], capsys)
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {table}:4, field 'r2': Excel error value {error} (a formula that "
+        "failed; the CSV holds its text): fix or clear the cell"
+    )
+    # cleared, the unit drops out of the pairs: 3 of 5 agree
+    table.write_text(table.read_text(encoding="utf-8").replace(error, ""), encoding="utf-8")
+    assert agree_percent(table, capsys) == pytest.approx(3 / 5)
+
+
+def test_a_hash_in_a_csv_text_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # only a whole cell equal to an error value is one: '#REF! in the sheet' and '#3' are text
+    table = tmp_path / "t.csv"
+    table.write_text(
+        "question_id,sentence_id,claim,verdict,system\n"
+        "q1,#3,Aspirin #REF! helps,supported,A\n"
+        'q1,s2,"Dose, #VALUE!",refuted,A\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "o.jsonl"
+    code, _, err = run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)
+    assert code == 0, err
+    read = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(t["sentence_id"], t["claim"]) for t in read] == [
+        ("#3", "Aspirin #REF! helps"),
+        ("s2", "Dose, #VALUE!"),
+    ]

@@ -46,6 +46,7 @@ from failcodes.jsonio import (
 )
 from failcodes.parquetio import open_parquet, parquet_schema_names
 from failcodes.sheetio import (
+    ERRORS,
     MAX_CELL,
     ShownNumber,
     column_letter,
@@ -166,7 +167,12 @@ def rename_fields(record: dict[str, Any], column_map: Mapping[str, str]) -> dict
 CSV_FIELD_LIMIT = MAX_CELL
 
 
-def csv_lines(fh: IO[str], path: Path) -> Iterator[str]:
+#: Excel's error values as a CSV it saved holds them (``#N/A`` apart: a missing mark, as
+#: ``NA``, which label rules and ``agree`` read as such or refuse with their own way through).
+_CSV_ERRORS = ERRORS - {"#N/A"}
+
+
+def csv_lines(fh: IO[str], path: Path, hashes: list[int] | None = None) -> Iterator[str]:
     """The lines of a CSV file for ``csv.reader``; one past :data:`CSV_FIELD_LIMIT` is refused.
 
     The csv module is given a line whole before it checks its field limit: one line of 400 MB
@@ -177,6 +183,9 @@ def csv_lines(fh: IO[str], path: Path) -> Iterator[str]:
     with one (``encoding="utf-8-sig"``, Excel's CSV UTF-8) joined with ``cat`` put it in the
     first cell of a row, an id of its own (``\ufeffq2`` beside ``q2``: one question counted
     as two, ``n_questions`` 3 for 2, exit 0).
+
+    ``hashes``: the numbers of the lines holding a ``#`` are added to it (one search in C a
+    line), for :func:`checked_csv_rows` to look for Excel's error values in those rows alone.
     """
     read, line = fh.readline, 0
     while text := read(CSV_FIELD_LIMIT + 1):
@@ -196,6 +205,8 @@ def csv_lines(fh: IO[str], path: Path) -> Iterator[str]:
                 path=path,
                 line=line,
             )
+        if hashes is not None and "#" in text:
+            hashes.append(line)
         yield text
 
 
@@ -218,7 +229,8 @@ def checked_csv_rows(
     with open_text(path) as fh:
         opened = file_state(fh)
         try:
-            reader = csv.reader(csv_lines(fh, path), delimiter=delimiter)
+            hashes: list[int] = []
+            reader = csv.reader(csv_lines(fh, path, hashes), delimiter=delimiter)
             try:
                 header_raw = next(reader)
             except StopIteration:
@@ -232,6 +244,7 @@ def checked_csv_rows(
             # (a trailing comma: "a,b,"; a column the map drops, --map notes=, is named)
             unnamed = [i for i, r in enumerate(header_raw) if not (r or header[i])]
             last = reader.line_num
+            hashes.clear()
             while True:
                 try:
                     row = next(reader)
@@ -262,6 +275,10 @@ def checked_csv_rows(
                         line=lineno,
                     )
                 _check_nul(path, lineno, header_raw, row)
+                if hashes:
+                    hashes.clear()
+                    if not _CSV_ERRORS.isdisjoint(row):
+                        _check_excel_error(path, lineno, header_raw, row)
                 if unnamed:
                     _check_unnamed(path, lineno, unnamed, row, title_hint(header_raw, 1))
                 yield (
@@ -277,6 +294,26 @@ def checked_csv_rows(
 
 
 _NUL_WHY = "(binary data, or a table saved as UTF-16? save it as CSV UTF-8)"
+
+
+def _check_excel_error(path: Path, line: int, header: Sequence[str], row: Sequence[str]) -> None:
+    """Refuse a cell holding an Excel error value (``#REF!``, ``#VALUE!``...), as a sheet's.
+
+    A workbook's is refused (:mod:`failcodes.sheetio`); the CSV Excel saves of the same sheet
+    holds its text, which was read as a value: a label rule gave two ``#VALUE!`` rows (their
+    label formula failed) the rule's opposite, 1 error label for 2, exit 0 with a note; a
+    ``#REF!`` rating was a category of its own (agreement 3/6 for 3/5); a ``#VALUE!`` system
+    one more system.
+    """
+    for name, cell in zip(header, row, strict=False):
+        if cell in _CSV_ERRORS:
+            raise InputError(
+                f"Excel error value {cell} (a formula that failed; the CSV holds its text): fix "
+                "or clear the cell",
+                path=path,
+                line=line,
+                field=name,
+            )
 
 
 def _check_sep_line(path: Path, header: Sequence[str]) -> None:
