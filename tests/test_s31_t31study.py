@@ -18,7 +18,7 @@ REFUTES = {"A": {"q1s1", "q2s2"}, "B": {"q1s2", "q3s1"}}
 RETRIEVER = {"A": "r1", "B": "r2"}
 
 
-def _two_system_study(root: Path) -> Path:
+def _two_system_study(root: Path, judge: str = "") -> Path:
     """A study of one data set d: A and B, one JSONL each, two passages per claim, a label file.
 
     The passages carry no source metadata (the offline baseline codes trustworthiness
@@ -61,7 +61,8 @@ def _two_system_study(root: Path) -> Path:
         'name = "two"\ncodebook = "medical-fact-check.v1.yaml"\n\n[[datasets]]\nname = "d"\n\n'
         f'{ingests}[[datasets.ingest]]\nadapter = "generic-labels"\npaths = ["labels.jsonl"]\n\n'
         '[[datasets.pipelines]]\nsystem = "*"\nevidence = "retrieved"\n\n'
-        '[metrics]\nmappings = ["refuted"]\nbootstrap = 0\n\n[judge]\njudge = "offline"\n\n'
+        '[metrics]\nmappings = ["refuted"]\nbootstrap = 0\n\n[judge]\njudge = "offline"\n'
+        f"{judge}\n"
         "[review]\nlabelstudio = false\n"
     )
     shutil.copy(bundled_dir() / "medical-fact-check.v1.yaml", root)
@@ -140,3 +141,32 @@ def test_figures_drawn_from_the_offline_judge_say_so_in_their_files(
     assert "|  | All steps correct | 100.0 | 100.0 |" in table9
     [heatmap] = drawn["reasoning_steps"].axes[0].images  # type: ignore[attr-defined]
     assert heatmap.get_clim() == (0.0, 1.0)
+
+
+def test_table_8_and_9_captions_say_the_top_k_cut_and_the_error_mapping(
+    two_system_study: Path, tmp_path: Path
+) -> None:
+    """Table 8's n under ``[judge] top_k = 1`` counted each claim's first passage alone, unsaid.
+
+    By hand, the study above with ``top_k = 1``: A's 2 disagreement claims x 1 passage = r1
+    n=2, B's 4 = r2 n=4 (without the cut: 4 and 8, the passages retrieved); the caption said
+    "units retrieved for the disagreements' claims". Tables 8 and 9 count the disagreements of
+    one error mapping ([disagreements]), said only in the attribution summary's caption while
+    the P/R/F1 table beside them shows every [metrics] mapping.
+    """
+    import failcodes
+
+    study = _two_system_study(tmp_path / "st", judge="top_k = 1")
+    failcodes.run_study(study, say=None)
+    tables = study / "report" / "tables"
+    table8 = (tables / "retrieval_quality.md").read_text()
+    first = table8.splitlines()[0]
+    assert "r1 (n=2)" in table8 and "r2 (n=4)" in table8
+    assert "each claim's top 1 passage(s) alone (top_k = 1)" in first
+    assert "error mapping refuted (sentence level)" in first
+    table9 = (tables / "reasoning_steps.md").read_text().splitlines()[0]
+    assert "error mapping refuted (sentence level)" in table9
+    # no cut without top_k: every retrieved passage is judged and counted (r1 4, r2 8)
+    whole = (two_system_study / "report" / "tables" / "retrieval_quality.md").read_text()
+    assert "top_k" not in whole.splitlines()[0]
+    assert "r1 (n=4)" in whole

@@ -157,6 +157,11 @@ class ReportInputs(BaseModel):
         default="",
         description="Added to the attribution captions: the disagreements' error mapping",
     )
+    passages_caption: str = Field(
+        default="",
+        description="Added to Table 8's captions: each claim's top k passages alone, when the "
+        "attribution cut them at top_k (report.rundir)",
+    )
     attribution_levels: set[str] = Field(
         default_factory=set,
         description="The disagreements' levels (sentence, claim): Tables 8-9's captions say "
@@ -623,6 +628,11 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 if inputs.attribution_levels == {"claim"}
                 else ROWS_CAPTION[kind]
             )
+            # the disagreements' mapping (the P/R/F1 tables show every [metrics] mapping) and,
+            # Table 8, the passages cut at top_k: both are what n counts
+            rows_caption += (
+                inputs.passages_caption if kind is UnitKind.RETRIEVAL else ""
+            ) + inputs.attribution_caption
             groups = sorted(map(str, coded[by].unique()))
             shares = code_shares(coded, part, by=by, flag=flag, groups=groups)
             sec = ReportSection(id=stem, title=f"{title}{tag}")

@@ -942,6 +942,9 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         ),
     )
     caption, levels = _attribution_caption(layout, with_rows)
+    cut = _top_k_caption(
+        {n: _attribute_notes(p.parent) for p, _, k, n in coded if k == "per_passage"}
+    )
     return ReportInputs(
         title=meta.title,
         meta=meta,
@@ -954,6 +957,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         error_codes=error_codes,
         attribution_table=stage_table if not stage_table.empty else None,
         attribution_caption=caption,
+        passages_caption=cut,
         attribution_levels=levels,
         attribution_shared=shared,
         dropped=dropped,
@@ -1067,6 +1071,29 @@ def _rank_gaps(layout: StudyLayout, name: str) -> str | None:
     for claim, ranks in iter_claim_ranks(path):
         gaps.add_ranks(claim, ranks)
     return gaps.line()
+
+
+def _top_k_caption(notes: Mapping[str, AttributeNotes | None]) -> str:
+    """Table 8's passages cut at ``top_k``, in its caption's words ('' when none was cut).
+
+    Table 8 counts the units the judge coded, each claim's top ``k`` passages under ``[judge]
+    top_k`` (``attribute --top-k``): with ``top_k = 1`` and two passages a claim it read n=2
+    over 4 passages retrieved, captioned "units retrieved for the disagreements' claims".
+    """
+    cuts = {name: n.top_k for name, n in notes.items() if n is not None}
+    if not any(k is not None for k in cuts.values()):
+        return ""
+    if len(set(cuts.values())) == 1:
+        k = next(iter(cuts.values()))
+        return (
+            f"; each claim's top {k} passage(s) alone (top_k = {k}): a passage ranked below "
+            "was not judged and is not counted"
+        )
+    return (
+        "; each claim's top k passages alone (top_k per data set: "
+        + ", ".join(f"{name} {'all' if k is None else k}" for name, k in sorted(cuts.items()))
+        + "): a passage ranked below was not judged and is not counted"
+    )
 
 
 def _attribute_notes(folder: Path) -> AttributeNotes | None:
