@@ -6555,6 +6555,20 @@ T30LEFT_CASES: list[Case] = [
 ]
 
 
+def _readme_first(d: Path) -> None:
+    """l.xlsx: a README sheet, then the labels."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.active.title = "README"
+    book.active.append(["About"])
+    book.active.append(["Round 2."])
+    labels = book.create_sheet("labels")
+    labels.append(["sentence_id", "has_error"])
+    labels.append(["s1", True])
+    book.save(d / "l.xlsx")
+
+
 T31READ_CASES: list[Case] = [
     Case(
         # a German spreadsheet's CSV of a TRUE/FALSE column: 'is_wrong = true -> error' matched
@@ -6607,6 +6621,19 @@ T31READ_CASES: list[Case] = [
         _write({"r.csv": "unit,coder_A,coder_B\n1,1,1\n2,#DIV/0!,2\n"}),
         line="failcodes: error: {d}/r.csv:3, field 'coder_A': Excel error value #DIV/0! (a "
         "formula that failed; the CSV holds its text): fix or clear the cell",
+    ),
+    Case(
+        # a README sheet before the table: "unknown fields About", no word of the sheets
+        "ingest/labels-workbook-readme-sheet-first",
+        ("ingest", "generic-labels", "{d}/l.xlsx", "-o", "{d}/l.jsonl"),
+        _readme_first,
+        line="failcodes: error: {d}/l.xlsx:2, field 'has_error': missing required field; unknown "
+        "fields About; labels written other than true/false or 1/0 (ja/nein, a scale, blanks)? "
+        "failcodes ingest generic-labels FILE -o OUT --label-rule 'has_error in {ERROR VALUES} "
+        "-> error; has_error in {OTHER VALUES} -> no_error; otherwise -> skip' (rename foreign "
+        "fields with --map FOREIGN=ours, leave one out with --map FOREIGN=) (failcodes reads the "
+        "first of the workbook's 2 sheets: 'README', 'labels'; move the table to the first "
+        "sheet)",
     ),
 ]
 

@@ -222,3 +222,71 @@ def test_a_hash_in_a_csv_text_is_read(tmp_path: Path, capsys: pytest.CaptureFixt
         ("#3", "Aspirin #REF! helps"),
         ("s2", "Dose, #VALUE!"),
     ]
+
+
+def _workbook(path: Path, sheets: list[tuple[str, list[list[object]]]]) -> Path:
+    from openpyxl import Workbook
+
+    book = Workbook()
+    for i, (name, rows) in enumerate(sheets):
+        sheet = book.active if i == 0 else book.create_sheet(name)
+        assert sheet is not None
+        sheet.title = name
+        for row in rows:
+            sheet.append(row)
+    book.save(path)
+    return path
+
+
+@pytest.mark.parametrize("adapter", ["generic", "generic-labels"])
+def test_a_readme_sheet_before_the_table_names_the_sheets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], adapter: str
+) -> None:
+    # the README's one column was read as the table's header: "unknown column 'About'" /
+    # "unknown fields About", no word that the table is on the second sheet
+    table = (
+        [
+            ["question_id", "sentence_id", "claim", "verdict", "system"],
+            ["q1", "s1", "a", "supported", "A"],
+        ]
+        if adapter == "generic"
+        else [["sentence_id", "has_error"], ["s1", False]]
+    )
+    book = _workbook(
+        tmp_path / "t.xlsx", [("README", [["About"], ["Round 2 of the review."]]), ("data", table)]
+    )
+    out = tmp_path / "o.jsonl"
+    code, _, err = run_cli(["ingest", adapter, str(book), "-o", str(out)], capsys)
+    assert code == 2
+    assert err.count("\n") == 1, err
+    assert err.strip().endswith(
+        "(failcodes reads the first of the workbook's 2 sheets: 'README', 'data'; move the "
+        "table to the first sheet)"
+    ), err
+    assert f"{book}:{1 if adapter == 'generic' else 2}, field " in err
+    assert not out.exists()
+
+
+def test_a_later_rows_refusal_in_a_workbook_names_no_sheet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the table is on the first sheet, a notes sheet after it: an unknown verdict on row 2 is
+    # the row's fault, not the sheet's
+    book = _workbook(
+        tmp_path / "t.xlsx",
+        [
+            (
+                "data",
+                [
+                    ["question_id", "sentence_id", "claim", "verdict", "system"],
+                    ["q1", "s1", "a", "maybe", "A"],
+                ],
+            ),
+            ("notes", [["x"]]),
+        ],
+    )
+    code, _, err = run_cli(
+        ["ingest", "generic", str(book), "-o", str(tmp_path / "o.jsonl")], capsys
+    )
+    assert code == 2
+    assert "unknown verdict 'maybe'" in err and "sheets" not in err, err

@@ -1140,6 +1140,41 @@ def sheet_rows(
         _say(p, other_sheets_note(p, scan))
 
 
+@contextmanager
+def first_sheet_hint() -> Iterator[None]:
+    """A refusal of a workbook's header, raised in the block, names the sheets when it has several.
+
+    A README or codebook sheet before the table: ``ingest generic`` refused "unknown column
+    'This workbook holds ...'" (the README's first line), ``generic-labels`` "unknown fields
+    About", with no word that failcodes reads the first sheet and the table was on another
+    (the note saying so comes once the rows are read). Header-level refusals only: at the
+    header's line, or an unknown field at the row under it; a later row's stays as it is.
+    """
+    try:
+        yield
+    except InputError as exc:
+        where = Path(exc.path) if exc.path is not None else None
+        if where is None or exc.line is None or not is_spreadsheet(where) or "sheets" in exc.reason:
+            raise
+        try:
+            header = next(
+                (
+                    n
+                    for n, cells in _rows(where, _Clock(where), check_workbook(where))
+                    if any(c is not None for c in cells)
+                ),
+                1,
+            )
+        except InputError:
+            raise exc from None
+        if exc.line > header and not (exc.line == header + 1 and "unknown field" in exc.reason):
+            raise
+        hint = _other_sheets(where)
+        if not hint:
+            raise
+        raise InputError(exc.reason + hint, path=exc.path, line=exc.line, field=exc.field) from None
+
+
 def sheet_header(path: str | Path) -> list[str]:
     """The column names of the first worksheet (its first non-empty row)."""
     p = Path(path)

@@ -274,6 +274,7 @@ class IngestRequest(IngestOptions, Request):
         """Read the inputs with the adapter and write the outputs (all or nothing)."""
         from failcodes.bundled import bundled_or_path
         from failcodes.ingest import Output, get_adapter
+        from failcodes.sheetio import first_sheet_hint
         from failcodes.traces import parse_evidence_declarations
 
         chosen = get_adapter(self.adapter)
@@ -289,6 +290,14 @@ class IngestRequest(IngestOptions, Request):
         for target in outputs:  # every output extension before any reading: a typo fails fast
             if target is not None:
                 tableio.detect_format(target)
+        with first_sheet_hint():  # a README sheet before the table: its header refused
+            return self._read_write(chosen, paths, declared, note)
+
+    def _read_write(
+        self, chosen: Any, paths: list[Path], declared: Any, note: Note
+    ) -> IngestResult:
+        from failcodes.ingest import Output
+
         opened = getattr(chosen, "open", None)  # FileAdapter: traces as a stream where it can
         result = (opened or chosen.read)(list(paths), self.adapter_options())
         self._check_result(chosen, result)
