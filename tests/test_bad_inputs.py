@@ -4114,6 +4114,55 @@ REDTEAM_CASES: list[Case] = [
         "with ';'",
     ),
     Case(
+        # '[X, Y]' under --sets ',' was split into the codes '[X' and 'Y]' (t31red2)
+        "agree/sets-cell-bracketed-but-no-list",
+        ("agree", "{d}/r.csv", "--sets", ","),
+        _write({"r.csv": 'unit_id,r1,r2\nu1,"[X, Y]",X\nu2,X,Y\nu3,Y,Y\n'}),
+        line="failcodes: error: {d}/r.csv:2, field 'r1': '[X, Y]' looks like a list written as "
+        "text but reads as no JSON or Python list: write its codes joined by ',' (or quote each "
+        'code: ["a", "b"])',
+    ),
+    Case(
+        # a CSV cell '[]': no code given, or not rated? (as a JSONL [] is refused)
+        "agree/sets-cell-empty-list-text",
+        ("agree", "{d}/r.csv", "--sets", ";"),
+        _write({"r.csv": "unit_id,r1,r2\nu1,\"['X']\",[]\nu2,X,Y\nu3,Y,Y\n"}),
+        line="failcodes: error: {d}/r.csv:2, field 'r2': an empty list of codes (codes are texts "
+        "or whole numbers without ';'; not rated: null; no code given: a code of its own, e.g. "
+        "'none')",
+    ),
+    Case(
+        # 'none;X' was the set {none, X}: against {X} an exact-set disagreement (t31red2)
+        "agree/sets-none-beside-a-code",
+        ("agree", "{d}/r.csv", "--sets", ";"),
+        _write({"r.csv": "unit_id,r1,r2\nu1,X;Y,X\nu2,none;X,X\nu3,Y,Y\n"}),
+        line="failcodes: error: {d}/r.csv:3, field 'r1': 'none;X' holds 'none' beside other "
+        "codes: a code set lists the codes given, and a mark of no code or of a missing rating "
+        "cannot stand beside them (no code given: 'none' alone; a missing rating: an empty "
+        "cell)",
+    ),
+    Case(
+        # 'NA' alone under --sets was refused naming --categories, which --sets refuses
+        "agree/sets-na-cell",
+        ("agree", "{d}/r.csv", "--sets", ";"),
+        _write({"r.csv": "unit_id,r1,r2\nu1,X;Y,X\nu2,NA,X\nu3,Y,Y\n"}),
+        line="failcodes: error: {d}/r.csv:3, field 'r1': 'NA' among code sets: a missing rating "
+        "(R writes NA) or an answer (not applicable)? missing: leave the cell empty; an answer: "
+        "write it as a code of its own (e.g. not_applicable)",
+    ),
+    Case(
+        # a long table's rows 'X' and 'none' of one (unit, rater) joined into {X, none}
+        "agree/sets-long-none-row-beside-a-code-row",
+        ("agree", "{d}/r.csv", "--sets", ";"),
+        _write(
+            {"r.csv": "unit,rater,code\nu1,ann1,X\nu1,ann1,none\nu1,ann2,X\nu2,ann1,Y\nu2,ann2,Y\n"}
+        ),
+        line="failcodes: error: {d}/r.csv:3, field 'code': 'none' beside 'X' (line 2) for unit "
+        "'u1' and rater 'ann1': their rows join into one code set, and a mark of no code or of "
+        "a missing rating cannot stand beside codes (no code given: 'none' alone; a missing "
+        "rating: no row)",
+    ),
+    Case(
         "agree/sets-with-weights",
         ("agree", "{d}/r.csv", "--sets", ";", "--weights", "quadratic"),
         _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a\nu3,b,b\n"}),

@@ -70,6 +70,8 @@ def read_ratings_frame(path: str | Path, sets: str | None = None) -> Any:
             if hint:
                 raise InputError(hint, path=p, line=1)
             _check_rating_cells(frame, p, lines)
+            if sets:
+                _listed_text_cells(frame, p, lines, sets)
         elif suffix == ".parquet":
             table = open_parquet(p, index_read=True).read()  # limits checked: a bounded size
             # a column named twice (pyarrow allows it) became a frame whose column was itself
@@ -127,17 +129,7 @@ def _check_scalar_cells(frame: Any, file: Path, lines: list[int], sets: str | No
             codes = value.tolist() if isinstance(value, np.ndarray) else value
             line = lines[i] if i < len(lines) else None
             if sets and isinstance(codes, list | tuple):
-                bad = [c for c in codes if not isinstance(c, str | int) or sets in str(c)]
-                if not codes or bad:  # [] (no code, or not rated?), [null], ['a;b']
-                    why = f"a list of codes holding {bad[0]!r}" if bad else "an empty list of codes"
-                    raise InputError(
-                        f"{why} (codes are texts or whole numbers without {sets!r}; not rated: "
-                        "null; no code given: a code of its own, e.g. 'none')",
-                        path=file,
-                        line=line,
-                        field=str(column),
-                    )
-                cells[i], joined = sets.join(map(str, codes)), True
+                cells[i], joined = _joined_codes(codes, sets, file, line, column), True
                 continue
             kind = "an object" if isinstance(value, dict) else "a list"
             hint = "; co-occurring codes? agree --sets ';' reads a list as a set"
@@ -149,6 +141,60 @@ def _check_scalar_cells(frame: Any, file: Path, lines: list[int], sets: str | No
                 field=str(column),
             )
         if joined:
+            frame[column] = cells
+
+
+def _joined_codes(codes: Any, sets: str, file: Path, line: int | None, column: Any) -> str:
+    """A list of codes as one text joined by ``sets``; [], [null] and ['a;b'] refused."""
+    bad = [c for c in codes if not isinstance(c, str | int) or sets in str(c)]
+    if not codes or bad:  # [] (no code, or not rated?), [null], ['a;b']
+        why = f"a list of codes holding {bad[0]!r}" if bad else "an empty list of codes"
+        raise InputError(
+            f"{why} (codes are texts or whole numbers without {sets!r}; not rated: "
+            "null; no code given: a code of its own, e.g. 'none')",
+            path=file,
+            line=line,
+            field=str(column),
+        )
+    return sets.join(str(c).strip() for c in codes)
+
+
+def _listed_text_cells(frame: Any, file: Path, lines: list[int], sets: str) -> None:
+    """A CSV or sheet cell holding a list as text (``["a", "b"]``, ``['a', 'b']``) as its codes.
+
+    pandas writes a list column to CSV so; under ``--sets ','`` the cell was split into the
+    codes ``["a"`` and ``"b"]`` (``["a"]`` a third): exact-set Cohen 0.308 for 0.25, a row per
+    fake code, exit 0. Read as JSONL's lists are; a bracketed cell that is no list is refused.
+    """
+    import ast
+    import json
+
+    for column in frame.columns:
+        cells = frame[column].tolist()
+        listed = False
+        for i, value in enumerate(cells):
+            text = value.strip() if isinstance(value, str) else ""
+            if not (text.startswith("[") and text.endswith("]")):
+                continue
+            line = lines[i] if i < len(lines) else None
+            items: Any = None
+            for parse in (json.loads, ast.literal_eval):
+                try:
+                    items = parse(text)
+                    break
+                except (ValueError, SyntaxError, MemoryError, RecursionError):
+                    continue
+            if not isinstance(items, list):
+                raise InputError(
+                    f"{text!r} looks like a list written as text but reads as no JSON or Python "
+                    f"list: write its codes joined by {sets!r} (or quote each code: "
+                    '["a", "b"])',
+                    path=file,
+                    line=line,
+                    field=str(column),
+                )
+            cells[i], listed = _joined_codes(items, sets, file, line, column), True
+        if listed:
             frame[column] = cells
 
 

@@ -210,6 +210,7 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
         )
     clauses += _copies(table)
     from failcodes.spelling import spelling_key
+    from failcodes.stats.tables import tick_box_clause
     from failcodes.stats.tableshape import MISSING_MARKS
 
     for code, label in enumerate(table.labels or []):
@@ -235,7 +236,7 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
             )
     if len(clauses) == constant:  # no constant rater: a skewed margin, said once
         clauses += _skew(table, results)
-    return "".join(f"; {c}" for c in clauses) + _missing_clause(table)
+    return "".join(f"; {c}" for c in clauses) + tick_box_clause(table) + _missing_clause(table)
 
 
 #: Statistics whose chance agreement is the raters' margins (the kappa paradox's).
@@ -293,8 +294,14 @@ def _copies(table: Any) -> list[str]:
     return said
 
 
-def _missing_clause(table: Any) -> str:
-    """For the first line: raters who left units blank ('' if none); code sets too."""
+def _missing_clause(table: Any, sets: bool = False) -> str:
+    """For the first line: raters who left units blank ('' if none); code sets too.
+
+    A blank cell of code sets is a rating not given, not an empty set: where it meant 'no
+    code' (a multi-label export), a code two raters disagreed on (r1 on 50 units, r2 on 48,
+    45 alike of 100) read percent 1.000 and kappa 0/0 on the 45 units both gave codes, with
+    'no code' counted: 0.92 and 0.84; said as 'missing ratings' alone.
+    """
     import numpy as np  # loaded already: the table is numpy's
 
     rated = np.isfinite(table.values).sum(axis=0).tolist()
@@ -302,9 +309,16 @@ def _missing_clause(table: Any) -> str:
     short = [f"{r} rated {k}" for r, k in zip(table.raters, rated, strict=True) if k < n]
     if not short:
         return ""
+    empty = (
+        f"; {table.values.size - sum(rated)} blank cell(s) read as not rated, not as 'no "
+        "code': a unit given no code needs a code of its own (e.g. 'none'), else the "
+        "exact-set and per-code rows leave it out"
+        if sets
+        else ""
+    )
     return (
-        f"; missing ratings: {', '.join(short)} of {n} units (a unit enters with two or more "
-        "ratings)" + _unequal_clause(np.isfinite(table.values).sum(axis=1).tolist(), "raters")
+        f"{empty}; missing ratings: {', '.join(short)} of {n} units (a unit enters with two or "
+        "more ratings)" + _unequal_clause(np.isfinite(table.values).sum(axis=1).tolist(), "raters")
     )
 
 
@@ -815,7 +829,7 @@ class AgreeRequest(Request):
                     )
                 if split is not None:
                     rows.extend(self._on_sets(table, split, extra))
-                    said[key] = _missing_clause(table)
+                    said[key] = _missing_clause(table, sets=True)
                     continue
                 if matrix is not None and len(matrix) != len(table.categories):
                     shown = table.labels or [f"{v:g}" for v in table.categories.tolist()]

@@ -302,6 +302,16 @@ def pairwise_mcnemar(
         )
         for i, j in combinations(range(len(labels)), 2)
     ]
+    for k, (i, j) in enumerate(combinations(range(len(labels)), 2)):
+        both = int(_complete(data[:, [i, j]]).sum())
+        if not results[k].n and both:  # 'no unit has an outcome for both' of a pair with 4
+            results[k] = results[k].model_copy(
+                update={
+                    "undefined_reason": f"no unit has an outcome for every system (the pairs "
+                    f"are tested on the units all {len(labels)} have; this pair has {both}: "
+                    f"--systems {labels[i]},{labels[j]} tests it on them)"
+                }
+            )
     return with_holm(results)
 
 

@@ -42,9 +42,11 @@ from failcodes.stats.summaries import (
 )
 from failcodes.stats.tableshape import (
     ID_NAMES,
+    MISSING_MARKS,
     NOT_RATING_WORDS,
     RATER_NAMES,
     UNIT_WORDS,
+    WRITTEN_MISSING,
     id_named,
     is_number,
     no_code_grid,
@@ -152,6 +154,26 @@ def consensus_clause(table: RatingsTable) -> str:
         f"{','.join(rest)} leaves it out)"
         for s in found
         for rest in [[r for r in table.raters if r != s.column]]
+    )
+
+
+def tick_box_clause(table: RatingsTable) -> str:
+    """The first line's clause on ratings that are all one value beside blanks ("" if not).
+
+    A tick box exported as 'x' (or 1, TRUE) and blank, two raters ticking 6 of 20 units each,
+    4 alike: blank read as not rated left the 4 units both ticked, percent 1.000 at exit 0
+    (kappas 0/0); blank as 'not ticked' reads percent 0.8, Cohen 0.524 on 20 units.
+    """
+    given = np.isfinite(table.values)
+    seen = np.unique(table.values[given])
+    if seen.size != 1 or given.all() or len(table.raters) < 2:
+        return ""
+    label = table.labels[int(seen[0])] if table.labels else f"{seen[0]:g}"
+    blank = int(given.size - given.sum())
+    return (
+        f"; every rating given is '{label}' ({int(given.sum())} of {given.size} cells; the "
+        f"{blank} others blank, read as not rated): a tick box, blank = not ticked? give the "
+        "blank cells a code of their own (e.g. 0) to count them"
     )
 
 
@@ -1158,7 +1180,7 @@ def _ratings(
     # the Python API: agree's first line on the table (a majority column read as a rater),
     # which a notebook did not see (Fleiss 0.696 of four columns for the raters' 0.595)
     line = shape_line(choice, given=raters is not None)
-    line += "" if raters is not None else consensus_clause(table)
+    line += ("" if raters is not None else consensus_clause(table)) + tick_box_clause(table)
     return dataclasses.replace(table, notes=(in_python_words(line),))
 
 
@@ -1234,6 +1256,11 @@ def ratings_tables(
             _no_code_sets(frame, [shape.rating], source, line_of, sets)
         if sets is None:
             joined = _joined_cells(frame, [shape.rating], source, line_of)
+        if sets not in (None, "none"):
+            _no_mark_in_sets(frame, [shape.rating], source, line_of, sets)
+            _no_mark_beside_rows(
+                frame, [*keep, shape.unit, shape.rater], shape.rating, source, line_of
+            )
         if categories is None:
             no_missing_marks(frame, [shape.rating], source, line_of)
         joins = None if sets in (None, "none") else sets
@@ -1305,6 +1332,8 @@ def _wide_checks(
         one_row_per_unit(frame, [*keep, choice.unit_column], source, line_of, choice.raters)
     no_dates(frame, choice.raters, source, line_of)
     one_spelling(frame, choice.raters, source, line_of)
+    if sets not in (None, "none"):
+        _no_mark_in_sets(frame, choice.raters, source, line_of, sets)
     if categories is None:
         no_missing_marks(frame, choice.raters, source, line_of)
     if sets != "none":  # cells joining codes ('x/y' beside 'x' and 'y')
@@ -1510,6 +1539,72 @@ def _no_code_sets(
                     line=line_of(row),
                     field=str(column),
                 )
+
+
+def _no_mark_in_sets(
+    frame: pd.DataFrame, raters: Sequence[str], source: str | Path | None, line_of: Any, split: str
+) -> None:
+    """Refuse a mark of a missing or absent code inside a code set (``NA;X``, ``none;X``).
+
+    ``none;X`` (or ``NA;X``) was read as the set {none, X}: against {X} an exact-set
+    disagreement and a partial MASI one, and a per-code row for 'none', with no word. A cell
+    of ``NA`` alone was refused naming ``--categories``, which code sets refuse.
+    """
+    for column in raters:
+        for row, value in enumerate(frame[column].tolist()):
+            if not isinstance(value, str):
+                continue
+            codes = [p.strip() for p in value.split(split) if p.strip()]
+            mark = next((c for c in codes if spelling_key(c) in MISSING_MARKS), None)
+            if mark is None or (len(codes) == 1 and spelling_key(mark) not in WRITTEN_MISSING):
+                continue
+            raise InputError(
+                f"{value!r} holds {mark!r} beside other codes: a code set lists the codes "
+                "given, and a mark of no code or of a missing rating cannot stand beside them "
+                "(no code given: 'none' alone; a missing rating: an empty cell)"
+                if len(codes) > 1
+                else f"{mark!r} among code sets: a missing rating (R writes NA) or an answer "
+                "(not applicable)? missing: leave the cell empty; an answer: write it as a code "
+                "of its own (e.g. not_applicable)",
+                path=source,
+                line=line_of(row),
+                field=str(column),
+            )
+
+
+def _no_mark_beside_rows(
+    frame: pd.DataFrame,
+    pair: Sequence[str],
+    rating: str,
+    source: str | Path | None,
+    line_of: Any,
+) -> None:
+    """A long table's (unit, rater) rows joining 'none' (or 'NA') with a code: refused.
+
+    The rows' codes are joined into one set: a row 'none' beside a row 'X' was {none, X}.
+    """
+    marks: dict[tuple[Any, ...], tuple[int, str]] = {}
+    codes: dict[tuple[Any, ...], tuple[int, str]] = {}
+    keys = frame[list(pair)].itertuples(index=False, name=None)
+    for row, (key, value) in enumerate(zip(keys, frame[rating].tolist(), strict=True)):
+        if not isinstance(value, str) or not value.strip():
+            continue
+        mine = marks if spelling_key(value) in MISSING_MARKS else codes
+        other = codes if mine is marks else marks
+        mine.setdefault(key, (row, value.strip()))
+        if key in other:
+            mark, code = (
+                (value.strip(), other[key][1]) if mine is marks else (other[key][1], value.strip())
+            )
+            raise InputError(
+                f"{mark!r} beside {code!r} (line {line_of(other[key][0])}) for unit "
+                f"{key[-2]!r} and rater {key[-1]!r}: their rows join into one code set, and a "
+                "mark of no code or of a missing rating cannot stand beside codes (no code "
+                "given: 'none' alone; a missing rating: no row)",
+                path=source,
+                line=line_of(row),
+                field=rating,
+            )
 
 
 def _no_repeated_code(
