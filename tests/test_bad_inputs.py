@@ -2861,6 +2861,26 @@ def _scope_review(d: Path) -> None:
     (d / "study" / "review" / "alice.jsonl").write_text(json.dumps(review) + "\n")
 
 
+def _two_spellings_review(d: Path) -> None:
+    """A planned study reviewed by 'alice' and, in a second file, by 'Alice ' (one person)."""
+    from failcodes import codebook as codebooks
+
+    _coded_study(plan=True)(d)
+    plan = json.loads((d / "study/review/plans/ds.retrieval.json").read_text(encoding="utf-8"))
+    for name, coder in (("alice.jsonl", "alice"), ("alice_fix.jsonl", "Alice ")):
+        review = dict(
+            ANNOTATION,
+            unit_id=plan["units"][0]["unit_id"],
+            status="scored",
+            reason=None,
+            codebook=codebooks.bundled().ref().model_dump(mode="json"),
+            coder=coder,
+            coder_kind="human",
+            codes={"entity_match": "exact_entity", "scope": "exact_scope"},
+        )
+        (d / "study" / "review" / name).write_text(json.dumps(review) + "\n")
+
+
 def main_quiet(argv: list[str]) -> bool:
     """Run the CLI for a setup step; True on exit 0."""
     import contextlib
@@ -2996,6 +3016,30 @@ STUDY_FILE_CASES: list[Case] = [
                 (
                     *("review", "status", "{d}/study/review/plans/ds.retrieval.json"),
                     *("--reviews", "{d}/study/review/alice.jsonl"),
+                ),
+            ),
+        )
+    ),
+    # one reviewer under two spellings ('alice', 'Alice '): two reviewers, the first by name
+    # counted and the other's reviews left out, exit 0 (t31human)
+    *(
+        Case(
+            f"review-one-coder-two-spellings/{what}",
+            argv,
+            _two_spellings_review,
+            line="failcodes: error: {d}/study/review/alice_fix.jsonl:1, field 'coder': coder "
+            "'Alice ' and 'alice' ({d}/study/review/alice.jsonl:1) differ only in case, spaces "
+            "or Unicode form: one reviewer under two spellings? write one (as two they are two "
+            "reviewers: the first by name counts, the other's reviews left out)",
+        )
+        for what, argv in (
+            ("report", REPORT),
+            (
+                "status",
+                (
+                    *("review", "status", "{d}/study/review/plans/ds.retrieval.json"),
+                    *("--reviews", "{d}/study/review/alice.jsonl"),
+                    *("--reviews", "{d}/study/review/alice_fix.jsonl"),
                 ),
             ),
         )

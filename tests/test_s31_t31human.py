@@ -11,6 +11,26 @@ from typing import Any
 # --- one coder's review of a unit twice, one of them with no created_at ----------------------
 
 
+def _drawn_study(tmp_path: Path, capsys: Any) -> tuple[list[str], dict[str, str]]:
+    """big_table's study with a plan of 40 of its 90 units: (drawn units, judge's entity code)."""
+    from failcodes.reviewplan import read_plan
+    from failcodes.study.layout import StudyLayout
+    from tests.test_review_plan import big_table, run_cli
+
+    table = StudyLayout.of(tmp_path).per_passage("ds")
+    table.parent.mkdir(parents=True)
+    coded = big_table()
+    coded.to_csv(table, index=False)
+    code, _, err = run_cli(capsys, "review", "plan", tmp_path, "-p", "retrieval", "-n", "40")
+    assert code == 0, err
+    plan = tmp_path / "review" / "plans" / "ds.retrieval.json"
+    drawn = sorted(read_plan(plan).estimation_ids())
+    return drawn, dict(zip(coded["unit_id"], coded["entity_match"], strict=True))
+
+
+OTHER = {"exact_entity": "partial_entity", "partial_entity": "exact_entity"}
+
+
 def test_an_untimed_review_does_not_beat_a_later_timed_one_unsaid(
     tmp_path: Path, capsys: Any
 ) -> None:
@@ -26,20 +46,10 @@ def test_an_untimed_review_does_not_beat_a_later_timed_one_unsaid(
     import pandas as pd
 
     from failcodes import codebook as codebooks
-    from failcodes.reviewplan import read_plan
-    from failcodes.study.layout import StudyLayout
-    from tests.test_review_plan import big_table, human, run_cli
+    from tests.test_review_plan import human, run_cli
 
-    table = StudyLayout.of(tmp_path).per_passage("ds")
-    table.parent.mkdir(parents=True)
-    coded = big_table()
-    coded.to_csv(table, index=False)
-    code, _, err = run_cli(capsys, "review", "plan", tmp_path, "-p", "retrieval", "-n", "40")
-    assert code == 0, err
-    plan = tmp_path / "review" / "plans" / "ds.retrieval.json"
-    drawn = sorted(read_plan(plan).estimation_ids())
-    judge = dict(zip(coded["unit_id"], coded["entity_match"], strict=True))
-    other = {"exact_entity": "partial_entity", "partial_entity": "exact_entity"}
+    drawn, judge = _drawn_study(tmp_path, capsys)
+    other = OTHER
     assert [judge[u] for u in drawn[:10]].count("partial_entity") == 2
     assert all(int(u[1:]) < 60 for u in drawn[:10])  # bm25's
     lines = []
@@ -147,3 +157,74 @@ def test_a_reviewer_proposal_named_as_an_existing_code_says_the_review_did_not_g
         "the agreement read scope as exact_scope)"
     ) in done.stdout.splitlines()
     assert f"proposed by reviewer r0 in their review of unit {unit}" in done.stdout
+
+
+# --- one reviewer under two spellings ----------------------------------------------------------
+
+
+def test_one_reviewer_under_two_spellings_is_refused(tmp_path: Path, capsys: Any) -> None:
+    # alice's 40 reviews as 'alice@x.org' (the judge's codes), and her correction of the first
+    # 10 drawn units written by hand as 'alice@x.org ' (a trailing space). main read two
+    # reviewers: each of the 10 units 'reviewed more than once', the first coder by name
+    # ('alice@x.org') counted, the correction left out: bm25 exact_entity 66.7 (16/24), exit 0,
+    # the Assumed line naming 'alice@x.org , alice@x.org'. Now refused in one line, naming both
+    # spellings and where each is (report and review status alike).
+    from failcodes import codebook as codebooks
+    from tests.test_review_plan import human, run_cli
+
+    drawn, judge = _drawn_study(tmp_path, capsys)
+    review = tmp_path / "review"
+    (review / "alice.jsonl").write_text(
+        "".join(human(u, judge[u], "alice@x.org").model_dump_json() + "\n" for u in drawn)
+    )
+    fix = [human(u, OTHER[judge[u]], "alice@x.org ").model_dump_json() for u in drawn[:10]]
+    (review / "alice_fix.jsonl").write_text("\n".join(fix) + "\n")
+    said = (
+        f"{review / 'alice_fix.jsonl'}:1, field 'coder': coder 'alice@x.org ' and 'alice@x.org' "
+        f"({review / 'alice.jsonl'}:1) differ only in case, spaces or Unicode form: one "
+        "reviewer under two spellings? write one (as two they are two reviewers: the first by "
+        "name counts, the other's reviews left out)"
+    )
+    cb = codebooks.bundled()
+    cb_file = codebooks.bundled_dir() / f"{cb.name}.v{cb.version}.yaml"
+    code, _, err = run_cli(capsys, "report", tmp_path, "--codebook", cb_file, "-o", tmp_path / "r")
+    assert (code, said in err) == (2, True), err
+    assert not (tmp_path / "r" / "index.html").exists()
+    plan = review / "plans" / "ds.retrieval.json"
+    args = ("--reviews", review / "alice.jsonl", "--reviews", review / "alice_fix.jsonl")
+    code, _, err = run_cli(capsys, "review", "status", plan, *args)
+    assert (code, said in err) == (2, True), err
+
+
+# --- review status: drawn units the reviewer skipped ---------------------------------------------
+
+
+def test_review_status_says_the_drawn_units_answered_with_no_code(
+    tmp_path: Path, capsys: Any
+) -> None:
+    # 40 units drawn; alice reviewed 35 and skipped 5 in Label Studio (unscored, 'skipped in
+    # Label Studio'). main's status: '35/40 reviewed', read as 5 still to do, where the report's
+    # caption says '5 answered with no code (skipped or not assessable: counted as not drawn,
+    # which assumes they are missing at random)'. By hand: 35 reviewed, 5 answered with no code.
+    from failcodes.annotations import Status
+    from failcodes.labelstudio.results import SKIPPED
+    from tests.test_review_plan import human, run_cli
+
+    drawn, judge = _drawn_study(tmp_path, capsys)
+    reviews = [human(u, judge[u]) for u in drawn[:35]]
+    skips = [
+        human(u, judge[u]).model_copy(
+            update={"status": Status.UNSCORED, "reason": SKIPPED, "codes": {}}
+        )
+        for u in drawn[35:]
+    ]
+    path = tmp_path / "review" / "alice.jsonl"
+    path.write_text("".join(a.model_dump_json() + "\n" for a in [*reviews, *skips]))
+    plan = tmp_path / "review" / "plans" / "ds.retrieval.json"
+    code, out, err = run_cli(capsys, "review", "status", plan, "--reviews", path)
+    assert code == 0, err
+    assert out.startswith(
+        "plan 'ds.retrieval' (retrieval): estimation sample 35/40 reviewed (5 of the others "
+        "answered with no code: skipped or not assessable, counted as not drawn, as the report "
+        "counts them), targeted 0/0; 0 reviewed unit(s) outside the plan (not used)"
+    ), out

@@ -503,6 +503,37 @@ def people_only(path: Path, reviews: list[Annotation]) -> None:
     )
 
 
+def one_spelling(files: Mapping[Path, Sequence[Annotation]]) -> None:
+    """Refuse two reviewer names that differ only in case, spaces or Unicode form.
+
+    ``alice@x.org`` in one review file and ``Alice@x.org `` in another (written by hand) were
+    two reviewers: her correction of 10 units was a second review of each, the first coder by
+    name counted (the correction or the original, by the sort of a capital letter), and her
+    agreement with herself was reported as two reviewers'.
+    """
+    from failcodes.jsonio import iter_jsonl
+    from failcodes.spelling import spelling_key
+
+    def line(path: Path, index: int) -> int:  # the file was read: its lines are known
+        return next(n for j, (n, _) in enumerate(iter_jsonl(path)) if j == index)
+
+    first: dict[str, tuple[str, Path, int]] = {}
+    for path, reviews in files.items():
+        for i, ann in enumerate(reviews):
+            name, at, k = first.setdefault(spelling_key(ann.coder), (ann.coder, path, i))
+            if name == ann.coder:
+                continue
+            where = f"line {line(at, k)}" if at == path else f"{at}:{line(at, k)}"
+            raise InputError(
+                f"coder {ann.coder!r} and {name!r} ({where}) differ only in case, spaces or "
+                "Unicode form: one reviewer under two spellings? write one (as two they are "
+                "two reviewers: the first by name counts, the other's reviews left out)",
+                path=path,
+                line=line(path, i),
+                field="coder",
+            )
+
+
 def known_dimensions(
     path: Path, reviews: list[Annotation], cb: Codebook, part: UnitKind | None = None
 ) -> None:

@@ -294,13 +294,22 @@ class ReviewStatusResult(FrozenModel):
     #: strata with unreviewed drawn units and fewer than 2 reviewed ('key r/n'): the report
     #: gives their cells no corrected share yet
     thin: tuple[str, ...] = ()
+    #: drawn units not reviewed whose reviews are all unscored (skipped, not assessable)
+    no_code: int = 0
 
     def lines(self) -> list[str]:
         """The status line as the CLI prints it."""
         p = self.progress
         line = (
             f"plan {self.plan!r} ({self.part.value}): estimation sample "
-            f"{p.estimation_reviewed}/{p.estimation_planned} reviewed, targeted "
+            f"{p.estimation_reviewed}/{p.estimation_planned} reviewed"
+            + (
+                f" ({self.no_code} of the others answered with no code: skipped or not "
+                "assessable, counted as not drawn, as the report counts them)"
+                if self.no_code
+                else ""
+            )
+            + ", targeted "
             f"{p.targeted_reviewed}/{p.targeted_planned}; "
             f"{p.outside_plan} reviewed unit(s) outside the plan (not used"
             + (f"; {self.foreign} of them no unit of the plan's data" if self.foreign else "")
@@ -349,6 +358,7 @@ class ReviewStatusRequest(Request):
             Sample,
             human_codes,
             match_reviews,
+            one_spelling,
             people_only,
             read_plan,
         )
@@ -363,6 +373,7 @@ class ReviewStatusRequest(Request):
             people_only(path, found)
             anns.extend(found)
             found_in.setdefault(str(path), []).extend(found)
+        one_spelling({Path(name): found for name, found in found_in.items()})
         stale, target = 0, ""
         folder = self.plan_path.parent
         in_study = (folder.name, folder.parent.name) == ("plans", "review")
@@ -403,6 +414,11 @@ class ReviewStatusRequest(Request):
             proposals=sum(1 for found in found_in.values() for a in found if a.proposal),
             foreign=len(codes.keys() - plan.unit_strata.keys() - plan.targeted_ids()),
             thin=tuple(thin),
+            # '35/40 reviewed' read as 5 to go where the reviewer had skipped them
+            no_code=len(
+                {a.unit_id for a in anns if a.unit_kind is plan.part}
+                & plan.estimation_ids() - codes.keys()
+            ),
         )
 
 

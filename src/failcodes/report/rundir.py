@@ -67,6 +67,7 @@ from failcodes.reviewplan import (
     human_codes,
     known_dimensions,
     match_reviews,
+    one_spelling,
     people_only,
     plan_source,
     plans_dir,
@@ -1904,6 +1905,7 @@ def _review_versions(
     for path in review_files:
         people_only(path, files[str(path.relative_to(layout.root))])
         _known_codes(path, files[str(path.relative_to(layout.root))], cb)
+    one_spelling({p: files[str(p.relative_to(layout.root))] for p in review_files})
     _one_review_two_names(layout.root, files)
     try:  # the folder holding the study's codebook files: the study's own root
         books = lineage(layout.root / f"{cb.name}.yaml", cb, layout)
