@@ -135,9 +135,12 @@ def _draw(
         for a in agreements(codes, wanted, categories=[0, 1], n_bootstrap=boot, seed=seed)
     }
     prep = prepare(codes, [0, 1])
+    # as main reported before session 31: percent exact only where it counts agreeing units,
+    # Brennan-Prediger always resampled
+    pct, bp = estimate(prep, "percent"), estimate(prep, "brennan_prediger")
     plain = [
-        replace(estimate(prep, name), agreement_share=None)
-        for name in ("percent", "brennan_prediger")
+        replace(pct, agreement_share=None),
+        replace(bp, agreement_share=None, units_agreeing=None),
     ]
     before = {a.statistic: a for a in finish(plain, n_bootstrap=boot, seed=seed)}
     return now, before

@@ -67,3 +67,26 @@ def test_percent_of_three_raters_without_bootstrap_holds_the_same_interval() -> 
     assert pct.ci_method == "wald"
     assert pct.ci_low == pytest.approx(0.942671, abs=1e-6)
     assert pct.ci_high == 1.0
+
+
+def test_brennan_prediger_of_two_raters_is_pabaks_exact_interval() -> None:
+    """Two raters, binary code, all 6 units agree (3 coded 1 by both, 3 coded 0): Brennan-
+    Prediger (q = 2, p_e = 1/2) is PABAK here, 1.0. PABAK's interval is Clopper-Pearson's of 6
+    agreeing of 6 mapped by 2 p - 1: lower 0.025 ** (1/6) = exp(ln 0.025 / 6) = 0.540742, so
+    2 * 0.540742 - 1 = 0.081484. main: Brennan-Prediger [1.0, 1.0] (BCa, zero width) beside
+    PABAK's [0.081, 1.0] in the same table."""
+    codes = np.zeros((6, 2))
+    codes[:3] = 1.0
+    rows = {
+        r.statistic: r
+        for r in agreements(
+            codes, ["pabak", "brennan_prediger"], categories=[0.0, 1.0], n_bootstrap=2000, seed=0
+        )
+    }
+    bp = rows["brennan_prediger"]
+    assert bp.value == 1.0
+    assert bp.ci_low == pytest.approx(2 * 0.025 ** (1 / 6) - 1, abs=1e-9)
+    assert round(bp.ci_low, 6) == 0.081484
+    assert bp.ci_high == 1.0
+    assert bp.ci_method == "clopper_pearson"
+    assert (rows["pabak"].ci_low, rows["pabak"].ci_high) == pytest.approx((bp.ci_low, 1.0))

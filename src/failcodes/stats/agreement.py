@@ -399,9 +399,10 @@ def _gwet_family(
     pe = float(plan.parts(plan.columns.sum(axis=0)[None, :])[1][0])
     scaled = a * n / n2
     se_pa = float(np.sqrt(((scaled - pa) ** 2).sum() / (n * (n - 1)))) if n > 1 else None
+    whole = bool(np.isin(a[two], (0.0, 1.0)).all())  # each unit agrees or not
+    agreeing = (int(np.rint(a[two].sum())), n2) if whole else None
     if kind == "percent":
         se = se_pa
-        whole = bool(np.isin(a[two], (0.0, 1.0)).all())  # each unit agrees or not
         return PointEstimate(
             statistic,
             level,
@@ -411,7 +412,7 @@ def _gwet_family(
             *common,
             observed=pa,
             plan=plan,
-            units_agreeing=(int(np.rint(a[two].sum())), n2) if whole else None,
+            units_agreeing=agreeing,
             agreement_share=None if whole or se is None else (pa, se, 0.0),
         )
     if 1.0 - pe <= _EPS:
@@ -447,8 +448,14 @@ def _gwet_family(
         chance=pe,
         plan=plan,
         se_null=se_null,
+        # Brennan-Prediger is (p_a - p_e)/(1 - p_e) of percent agreement's p_a: its interval
+        # is that of p_a mapped (2 raters, all 6 of 6 units agreeing: BCa read [1, 1] where
+        # PABAK, the same coefficient for q = 2, read Clopper-Pearson's [0.082, 1])
+        units_agreeing=agreeing if kind == "brennan_prediger" else None,
         agreement_share=(
-            (pa, se_pa, pe) if kind == "brennan_prediger" and se_pa is not None else None
+            (pa, se_pa, pe)
+            if kind == "brennan_prediger" and not whole and se_pa is not None
+            else None
         ),
     )
 
@@ -1143,9 +1150,9 @@ def _exact_interval(e: PointEstimate, confidence: float) -> tuple[float, float]:
     assert e.units_agreeing is not None
     x, n = e.units_agreeing
     low, high = (float(b) for b in clopper_pearson(x, n, confidence))
-    if e.statistic == "pabak":  # (q p - 1)/(q - 1), increasing in p
-        q = e.n_categories
-        return (q * low - 1.0) / (q - 1.0), (q * high - 1.0) / (q - 1.0)
+    if e.statistic in ("pabak", "brennan_prediger"):  # (p - p_e)/(1 - p_e), increasing in p
+        pe = e.chance if e.chance is not None else 1.0 / e.n_categories  # PABAK: 1/q
+        return (low - pe) / (1.0 - pe), (high - pe) / (1.0 - pe)
     return low, high
 
 
