@@ -6730,6 +6730,34 @@ T31READ_CASES: list[Case] = [
     ),
 ]
 
+
+def _offset_lines() -> dict[str, str | bytes]:
+    """Traces q1:0..2, q2:0..2; labels keyed by character offset (q1:0, q1:22, q1:38, ...)."""
+    traces, labels = [], []
+    for q, offsets in (("q1", (0, 22, 38)), ("q2", (0, 19, 47))):
+        for i, offset in enumerate(offsets):
+            traces.append(
+                f'{{"system": "a", "question_id": "{q}", "sentence_id": "{q}:{i}", '
+                f'"claim_id": "{q}:{i}", "claim": "x{q}{i}", "verdict": "refuted"}}\n'
+            )
+            labels.append(
+                f'{{"question_id": "{q}", "sentence_id": "{q}:{offset}", "has_error": true}}\n'
+            )
+    return {"t.jsonl": "".join(traces), "l.jsonl": "".join(labels)}
+
+
+T31RED_CASES: list[Case] = [
+    Case(
+        # labels keyed by character offset beside traces numbered by place: the offsets were
+        # sentences without claims, the traces' unlabelled (recall 1/3 for 3/3, exit 0)
+        "metrics/labels-keyed-by-character-offset",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.jsonl"),
+        _write(_offset_lines()),
+        expect=("l.jsonl:2, field 'sentence_id'", "number sentences otherwise than the traces"),
+    ),
+]
+
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -6768,6 +6796,7 @@ CASES = (
     + T30ATT_CASES
     + T30LEFT_CASES
     + T31READ_CASES
+    + T31RED_CASES
 )
 
 

@@ -1088,6 +1088,13 @@ def _mismatch_as_shared(
     )
     if shifted is not None:
         return shifted
+    crossed = _numbered_otherwise(
+        {sids[p] or "": p for p in missing.values()},
+        zip(sids, label_column(labels, "sentence"), strict=True),
+        _trace_sentences(traces)[1],
+    )
+    if crossed is not None:
+        return crossed
     return _labelled_written_two_ways(labels, _trace_sentences(traces)[1])
 
 
@@ -1137,6 +1144,81 @@ def _numbered_from_zero(
         "sentence 0 count as one without claims; number the labels as the traces do (if "
         "both number from 0 and sentence 0 gave no claim, give these answers' labels their "
         "sentence's text, column 'sentence': the traces' texts are then compared instead)"
+    )
+
+
+def _numbered_otherwise(
+    untraced: Mapping[str, int],
+    label_texts: Iterable[tuple[str | None, str | None]],
+    trace_ids: Iterable[str],
+) -> tuple[int, str] | None:
+    """``(position, message)`` of sentence labels numbered another way than the traces.
+
+    Labels keyed by a sentence's character offset in the answer (``q1:0, q1:22, q1:38``) for
+    traces numbered by place (``q1:0, q1:1, q1:2``), or cut by another sentence splitter:
+    ``q1:0`` met its trace, ``q1:22`` and ``q1:38`` none, so they counted as labelled
+    sentences without claims (no error flagged: recall 1/3 for 3/3, exit 0) and the traces'
+    ``q1:1``, ``q1:2`` as unlabelled, said only as a coverage count. Labels numbered from 1
+    for traces numbered from 0 (``q1:1..3`` for ``q1:0..2``) show the same way: each fell on
+    the sentence before its own, the last on none (TP 0, FP 2, FN 3, TN 1 for TP 3, TN 3,
+    exit 0). Refused when two or more
+    answers hold as many labels without a trace as sentences with claims but no label, every
+    such label numbered past the answer's last sentence with claims (sentences without
+    claims labelled beside skipped ones with claims, as many of each, in two answers, is no
+    pattern of a subset labelled on purpose). Read as given when those labels give their
+    sentence's text (column ``sentence``), which :func:`text_mismatch` compares instead.
+    """
+    labelled: set[str] = set()
+    texts: dict[str, list[str | None]] = {}
+    for sid, text in label_texts:
+        if sid is None:
+            continue
+        labelled.add(sid)
+        number = _LAST_NUMBER.fullmatch(sid)
+        if number is not None:
+            texts.setdefault(number.group(1), []).append(text)
+    past: dict[str, list[tuple[int, str, int]]] = {}
+    for sid, pos in untraced.items():
+        number = _LAST_NUMBER.fullmatch(sid)
+        if number is not None:
+            past.setdefault(number.group(1), []).append((int(number.group(2)), sid, pos))
+    if len(past) < 2:
+        return None
+    last: dict[str, int] = {}
+    bare: dict[str, list[str]] = {}
+    for sid in trace_ids:
+        number = _LAST_NUMBER.fullmatch(sid)
+        if number is None or number.group(1) not in past:
+            continue
+        prefix = number.group(1)
+        last[prefix] = max(last.get(prefix, -1), int(number.group(2)))
+        if sid not in labelled:
+            bare.setdefault(prefix, []).append(sid)
+    crossed = sorted(
+        prefix
+        for prefix, mine in past.items()
+        if prefix in last
+        and len(bare.get(prefix, ())) == len(mine)
+        and min(n for n, _, _ in mine) > last[prefix]
+        and not all(texts.get(prefix, [None]))
+    )
+    if len(crossed) < 2:
+        return None
+    first = crossed[0]
+    mine = sorted(past[first])
+    named = ", ".join(repr(sid) for _, sid, _ in mine[:3]) + (", ..." if len(mine) > 3 else "")
+    theirs = sorted(bare[first], key=lambda sid: (len(sid), sid))
+    shown = ", ".join(repr(sid) for sid in theirs[:3]) + (", ..." if len(theirs) > 3 else "")
+    return min(pos for prefix in crossed for _, _, pos in past[prefix]), (
+        f"the labels number sentences otherwise than the traces in {len(crossed)} answers "
+        f"(labels {named} name no trace's sentence, past the last with claims, "
+        f"{first + str(last[first])!r}, while {shown} with claims have no label): character "
+        "offsets, numbers from 1 where the traces count from 0, or another sentence "
+        "splitter? each label without a trace would count as a sentence without claims (no "
+        "error flagged), the traces' sentences unlabelled or under another's label; number "
+        "the labels as the traces do (if they are sentences without claims indeed, give "
+        "these answers' labels their sentence's text, column 'sentence': the traces' texts "
+        "are then compared instead)"
     )
 
 
