@@ -1130,7 +1130,9 @@ def test_reviews_outside_the_plan_are_left_out_and_said(
     cb_file = codebooks.bundled_dir() / f"{cb.name}.v{cb.version}.yaml"
     code, _, err = run_cli(capsys, "report", tmp_path, "--codebook", cb_file, "-o", out)
     assert code == 0, err
-    assert err.splitlines() == [f"{said} (not a random sample)"]
+    # zz9 is no unit of the coded table: said since session 31 (t31human)
+    foreign = "1 of them no unit of the plan's data: another study's or run's reviews?"
+    assert err.splitlines() == [f"{said} (not a random sample; {foreign})"]
     corrected = pd.read_csv(out / "tables" / "retrieval_quality_corrected.csv")
     lam, theta, low, high = hand_corrected()  # the plan's 10 reviews of retriever A only
     for code_id in ("exact_entity", "all_high_quality"):

@@ -228,3 +228,38 @@ def test_review_status_says_the_drawn_units_answered_with_no_code(
         "answered with no code: skipped or not assessable, counted as not drawn, as the report "
         "counts them), targeted 0/0; 0 reviewed unit(s) outside the plan (not used)"
     ), out
+
+
+# --- the report: reviews of units of no plan's data ---------------------------------------------
+
+
+def test_the_report_says_which_outside_reviews_are_no_unit_of_the_data(
+    tmp_path: Path, capsys: Any
+) -> None:
+    # alice's file: the 40 drawn units, 10 undrawn units of the data (picked by hand) and 30
+    # units 'x000'..'x029' of no unit of the data (another study's review file, joined in).
+    # main: '40 reviews of units outside the review plan are left out of the corrected shares
+    # (not a random sample)', read as 40 of this study's units picked by hand, where review
+    # status says '30 of them no unit of the plan's data'. By hand: outside 10 + 30 = 40, 30
+    # of them foreign.
+    from failcodes import codebook as codebooks
+    from tests.test_review_plan import human, run_cli
+
+    drawn, judge = _drawn_study(tmp_path, capsys)
+    undrawn = sorted(set(judge) - set(drawn))[:10]
+    reviews = [human(u, judge[u]) for u in [*drawn, *undrawn]]
+    reviews += [human(f"x{i:03d}", "exact_entity") for i in range(30)]
+    path = tmp_path / "review" / "alice.jsonl"
+    path.write_text("".join(a.model_dump_json() + "\n" for a in reviews))
+    cb = codebooks.bundled()
+    cb_file = codebooks.bundled_dir() / f"{cb.name}.v{cb.version}.yaml"
+    code, _, err = run_cli(capsys, "report", tmp_path, "--codebook", cb_file, "-o", tmp_path / "r")
+    assert code == 0, err
+    said = (
+        "40 reviews of units outside the review plan are left out of the corrected shares (not "
+        "a random sample; 30 of them no unit of the plan's data: another study's or run's "
+        "reviews?)"
+    )
+    assert said in err.splitlines()
+    caption = (tmp_path / "r" / "tables" / "retrieval_quality_corrected.md").read_text()
+    assert said in caption

@@ -1403,18 +1403,23 @@ def _corrected(
     # reviews of units no plan of their part holds (a reviewer coded extra units by hand):
     # never in the corrected shares (not a random sample); said once per part, as
     # `review status` says them
-    outside = {
-        part: len(
-            human_codes(current, part).keys()
-            - set().union(
-                *(p.estimation_ids() | p.targeted_ids() for _, p in plans if p.part is part)
-            )
-        )
+    outside_ids = {
+        part: human_codes(current, part).keys()
+        - set().union(*(p.estimation_ids() | p.targeted_ids() for _, p in plans if p.part is part))
         for part in {p.part for _, p in plans}
+    }
+    outside = {part: len(ids) for part, ids in outside_ids.items()}
+    # of them, units of no plan's data at all (another study's or run's review file): they
+    # read as units of this study picked by hand
+    foreign = {
+        part: len(ids - set().union(*(p.unit_strata.keys() for _, p in plans if p.part is part)))
+        for part, ids in outside_ids.items()
     }
     for part, count in sorted(outside.items(), key=lambda kv: kv[0].value):
         if count:
-            notes.setdefault(corrected_notes_key(part), []).append(_outside_text(count))
+            notes.setdefault(corrected_notes_key(part), []).append(
+                _outside_text(count, foreign[part])
+            )
     for path, plan in plans:
         source = plan_source(plan, root, path)
         if not source.is_file():
@@ -1507,7 +1512,11 @@ def _corrected(
                 if progress.targeted_reviewed
                 else ""
             )
-            + (f"; {_outside_text(outside[plan.part])}" if outside[plan.part] else "")
+            + (
+                f"; {_outside_text(outside[plan.part], foreign[plan.part])}"
+                if outside[plan.part]
+                else ""
+            )
             + (
                 f"; {repeated} unit(s) reviewed more than once ({differ} with different "
                 f"codes): {which} counted"
@@ -1685,11 +1694,17 @@ def _targeted_text(count: int) -> str:
     )
 
 
-def _outside_text(count: int) -> str:
+def _outside_text(count: int, foreign: int = 0) -> str:
     """The note on reviews of units outside every review plan (left out of the estimates)."""
     return (
         f"{count} reviews of units outside the review plan are left out of the corrected "
-        "shares (not a random sample)"
+        "shares (not a random sample"
+        + (
+            f"; {foreign} of them no unit of the plan's data: another study's or run's reviews?"
+            if foreign
+            else ""
+        )
+        + ")"
     )
 
 
