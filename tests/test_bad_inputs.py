@@ -134,6 +134,18 @@ BAD_TRACES: list[tuple[str, str | bytes, tuple[str, ...]]] = [
         ("t.jsonl:2", "field 'passages'", "rank 1 appears twice"),
     ),
     ("rank-zero", _mutated(passages=[{"passage_id": "a", "rank": 0, "text": "x"}]), ("rank",)),
+    # pydantic's lax mode read true as rank 1 and score 1.0 (t31lax), a blank claim as a claim
+    (
+        "rank-boolean",
+        _mutated(passages=[{"passage_id": "a", "rank": True, "text": "x"}]),
+        ("t.jsonl:2", "field 'passages[0].rank'", "the boolean true"),
+    ),
+    (
+        "score-boolean",
+        _mutated(passages=[{"passage_id": "a", "rank": 1, "text": "x", "score": False}]),
+        ("t.jsonl:2", "field 'passages[0].score'", "the boolean false", "gold"),
+    ),
+    ("blank-claim", _mutated(claim="  "), ("t.jsonl:2", "field 'claim'", "no text")),
     ("duplicate-claim", _jsonl([*_trace_lines(), _trace_lines()[0]]), ("t.jsonl:5", "claim_id")),
     ("not-utf8", GOOD_TRACES + "\xff\n", ("t.jsonl", "UTF-8")),
     # a JSON array of the records, a CSV named .jsonl: the errors said "expected a JSON

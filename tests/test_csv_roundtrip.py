@@ -20,7 +20,7 @@ def _hard_traces() -> list[Trace]:
             question_id="q",
             sentence_id="q:s0",
             claim_id="c-empty",
-            claim="",  # an empty claim
+            claim="  a claim in spaces  ",  # (an empty claim is refused: no claim to judge)
             verdict=Verdict.SUPPORTED,
             reasoning="",  # an empty optional text is missing in both formats
             passages=(Passage(passage_id="p1", rank=1, text=""),),  # an empty passage text

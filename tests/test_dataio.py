@@ -166,10 +166,12 @@ def test_csv_errors_name_data_row_line(tmp_path: Path) -> None:
     assert (e.line, e.field) == (1, "claim")
     assert e.reason.startswith("missing column")
 
-    # an empty cell in a required text column is the empty string, as "" is in JSONL (issue 16:
-    # the CSV writer writes empty claims, so its reader must read them back)
+    # an empty cell in a required text column is the empty string, as "" is in JSONL; an empty
+    # claim is refused in both (session 31: it was a claim, its verdict counted, exit 0)
     p.write_text("system,question_id,sentence_id,claim_id,claim,verdict\ns,q,q:s0,c0,,supported\n")
-    assert traceio.read_traces(p)[0].claim == ""
+    e = _err(traceio.read_traces, p)
+    assert (e.line, e.field) == (2, "claim")
+    assert e.reason.startswith("the claim has no text (empty)")
     p.write_text("system,question_id,sentence_id,claim_id,claim,verdict\ns,q,q:s0,c0,x,\n")
     e = _err(traceio.read_traces, p)
     assert (e.line, e.field) == (2, "verdict")
@@ -270,7 +272,7 @@ _trace = st.builds(
     question_id=_id,
     sentence_id=_id,
     claim_id=_id,
-    claim=_text,
+    claim=_text.filter(str.strip),  # a claim of spaces alone is refused (no claim to judge)
     sentence=_opt,
     verdict=st.sampled_from(list(Verdict)),
     raw_verdict=_opt,

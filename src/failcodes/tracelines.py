@@ -10,7 +10,8 @@ writes the trace the exact reader makes of that line.
 
 The voucher accepts a line only where the exact reader would take it as it is: every field of
 the model's type and bounds (msgspec's strict types: no ``"3"`` for 3, no unknown field), no
-empty text (the model reads an optional one as missing), no ``null``, no duplicate key
+empty text (the model reads an optional one as missing, and refuses a claim of spaces
+alone), no ``null``, no duplicate key
 (:func:`~failcodes.jsonio.keys_vouched`), ids neither blank nor padded nor in scientific
 notation (:func:`shown_exponent`), ranks unique, a verdict the alias table knows (the
 canonical one stored, the raw text kept in ``raw_verdict`` as the model does), no score of
@@ -91,6 +92,8 @@ def line_types(omit_defaults: bool = True) -> tuple[Any, Any]:
     import msgspec
 
     nonempty = Annotated[str, msgspec.Meta(min_length=1)]
+    # (re's \s is str.isspace's set, so this is the model's ``not value.strip()``)
+    claimed = Annotated[str, msgspec.Meta(pattern=r"\S")]
 
     def fields(model: type[BaseModel], nested: Any = None) -> list[tuple[Any, ...]]:
         out: list[tuple[Any, ...]] = []
@@ -101,7 +104,9 @@ def line_types(omit_defaults: bool = True) -> tuple[Any, Any]:
             kind: Any = str if name == "verdict" else msgspec_type(info.annotation, info.metadata)
             # an empty text is refused by the decoder: the model reads an optional one as
             # missing, so the line is the exact reader's
-            if kind is str:
+            if name == "claim":  # spaces alone: no claim, the model's error (see _claim_has_text)
+                kind = claimed
+            elif kind is str:
                 kind = nonempty
             elif kind == str | None:
                 kind = nonempty | None

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from failcodes.contract import FrozenModel, first_repeat
 from failcodes.errors import ConfigError, InputError
@@ -86,6 +86,30 @@ class Passage(FrozenModel):
     @classmethod
     def _empty_is_missing(cls, value: object) -> object:
         return empty_as_none(value)
+
+    @field_validator("rank", "score", mode="before")
+    @classmethod
+    def _no_yes_no(cls, value: object, info: ValidationInfo) -> object:
+        """Refuse true/false for a rank or a score (pydantic's lax mode read them as 1 and 0).
+
+        A reranker's yes/no relevance written as ``"score": true`` was kept as the retriever's
+        score 1.0 (0.0 for false) in every trace, disagreement and unit the tool wrote, exit 0;
+        ``"rank": true`` was rank 1. Gold flags are the passage's ``gold`` (which reads
+        true/false, 1/0, yes/no).
+        """
+        if isinstance(value, bool):
+            said = str(value).lower()
+            if info.field_name == "rank":
+                raise ValueError(
+                    f"expected the passage's rank (a whole number, 1 for the top hit), got "
+                    f"the boolean {said}: a yes/no is no rank"
+                )
+            raise ValueError(
+                f"expected the retriever's score (a number), got the boolean {said}: a yes/no "
+                f"is no score (it was read as {float(value)}); a relevance flag is the "
+                "passage's gold (true/false)"
+            )
+        return value
 
     gold_verdict: Verdict | None = Field(
         default=None,
@@ -164,6 +188,24 @@ class Trace(FrozenModel):
         if spelled not in _VERDICTS:
             return data
         return {**data, "verdict": spelled, "raw_verdict": data.get("raw_verdict") or raw}
+
+    @field_validator("claim", mode="before")
+    @classmethod
+    def _claim_has_text(cls, value: object) -> object:
+        """Refuse a claim with no text (``""`` or spaces alone), as a blank CSV cell is refused.
+
+        A record's ``"claim": ""`` was read as a claim and counted: its verdict flagged its
+        sentence (an FP of a claim no one can read), and ``judge`` coded its passages and
+        reasoning against no claim at all (a dry run counted them), exit 0.
+        """
+        if isinstance(value, str) and not value.strip():
+            said = "spaces alone" if value else "empty"
+            raise ValueError(
+                f"the claim has no text ({said}); the verdict and the judge's codes are of a "
+                "claim's text: give it, or leave the row out (a sentence the decomposer found "
+                "no claim in has no trace)"
+            )
+        return value
 
     @field_validator("system", "question_id", "sentence_id", "claim_id", mode="before")
     @classmethod
