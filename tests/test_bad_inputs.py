@@ -146,6 +146,11 @@ BAD_TRACES: list[tuple[str, str | bytes, tuple[str, ...]]] = [
         ("t.jsonl:2", "field 'passages[0].score'", "the boolean false", "gold"),
     ),
     ("blank-claim", _mutated(claim="  "), ("t.jsonl:2", "field 'claim'", "no text")),
+    (
+        "rank-underscore",  # Python's int("1_0") is 10
+        _mutated(passages=[{"passage_id": "a", "rank": "1_0", "text": "x"}]),
+        ("t.jsonl:2", "field 'passages[0].rank'", "an underscore is no part of a number"),
+    ),
     ("duplicate-claim", _jsonl([*_trace_lines(), _trace_lines()[0]]), ("t.jsonl:5", "claim_id")),
     ("not-utf8", GOOD_TRACES + "\xff\n", ("t.jsonl", "UTF-8")),
     # a JSON array of the records, a CSV named .jsonl: the errors said "expected a JSON

@@ -187,3 +187,42 @@ def test_python_layer_refuses_the_same_values() -> None:
         Trace(
             system="A", question_id="q", sentence_id="s", claim_id="c", claim=" ", verdict="refuted"
         )
+
+
+def test_a_rank_or_score_with_an_underscore_is_refused_not_read_as_python_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Python's number syntax allows '_' between digits: a chunk id "1_0" in "rank" was rank
+    # 10 (int("1_0") == 10) and "0_5" in "score" the score 5.0, exit 0
+    for field, value, read in (("rank", "1_0", "10"), ("score", "0_5", "5.0")):
+        traces = tmp_path / f"{field}.jsonl"
+        traces.write_text(
+            _trace("c1", "refuted", [_passage(1, **{field: value})], "Aspirin lowers fever."),
+            encoding="utf-8",
+        )
+        err = _refused(["judge", "retrieval", "--from", str(traces), "--dry-run"], capsys)
+        assert f"{traces}:1, field 'passages[0].{field}'" in err
+        assert f"got '{value}': an underscore is no part of a number (it was read as {read})" in err
+
+
+def test_a_blank_claim_cell_read_as_the_sentence_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a claim table (sentence and claim columns) whose row 3 leaves the claim blank: ingest took
+    # the sentence's text as its claim (a sentence table's default, cell by cell) with no word
+    table = tmp_path / "t.csv"
+    table.write_text(
+        "system,question_id,sentence_id,claim_id,sentence,claim,verdict\n"
+        "A,q1,s1,c1,Aspirin lowers fever and pain.,Aspirin lowers fever.,refuted\n"
+        "A,q1,s1,c2,Aspirin lowers fever and pain.,,supported\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "traces.jsonl"
+    code, _, err = run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)
+    assert code == 0, err
+    claims = [json.loads(line)["claim"] for line in out.read_text(encoding="utf-8").splitlines()]
+    assert claims == ["Aspirin lowers fever.", "Aspirin lowers fever and pain."]
+    assert (
+        f"1 claim(s) whose claim cell is blank (first at {table}:3) read as their sentence's text"
+        in err
+    )

@@ -92,8 +92,6 @@ def line_types(omit_defaults: bool = True) -> tuple[Any, Any]:
     import msgspec
 
     nonempty = Annotated[str, msgspec.Meta(min_length=1)]
-    # (re's \s is str.isspace's set, so this is the model's ``not value.strip()``)
-    claimed = Annotated[str, msgspec.Meta(pattern=r"\S")]
 
     def fields(model: type[BaseModel], nested: Any = None) -> list[tuple[Any, ...]]:
         out: list[tuple[Any, ...]] = []
@@ -104,9 +102,7 @@ def line_types(omit_defaults: bool = True) -> tuple[Any, Any]:
             kind: Any = str if name == "verdict" else msgspec_type(info.annotation, info.metadata)
             # an empty text is refused by the decoder: the model reads an optional one as
             # missing, so the line is the exact reader's
-            if name == "claim":  # spaces alone: no claim, the model's error (see _claim_has_text)
-                kind = claimed
-            elif kind is str:
+            if kind is str:
                 kind = nonempty
             elif kind == str | None:
                 kind = nonempty | None
@@ -439,6 +435,8 @@ class Voucher:
 
     def _settle(self, rec: TraceLine) -> TraceLine | None:
         """:meth:`finish` but for missing marks and references (a block checks them at once)."""
+        if rec.claim.isspace():  # a claim of spaces alone: the model refuses it
+            return None
         passages = rec.passages
         if passages is self.unset:
             passages = rec.passages = []

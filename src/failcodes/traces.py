@@ -95,8 +95,20 @@ class Passage(FrozenModel):
         A reranker's yes/no relevance written as ``"score": true`` was kept as the retriever's
         score 1.0 (0.0 for false) in every trace, disagreement and unit the tool wrote, exit 0;
         ``"rank": true`` was rank 1. Gold flags are the passage's ``gold`` (which reads
-        true/false, 1/0, yes/no).
+        true/false, 1/0, yes/no). So is a text with ``_`` in it: Python's number syntax read
+        ``"1_0"`` (a chunk id?) as rank 10 and ``"1_000"`` as score 1000.0.
         """
+        if isinstance(value, str) and "_" in value:
+            rank = info.field_name == "rank"
+            try:
+                read = f" (it was read as {int(value) if rank else float(value)})"
+            except ValueError:
+                read = ""
+            what = "rank (a whole number)" if rank else "score (a number)"
+            raise ValueError(
+                f"expected the passage's {what}, got {value[:40]!r}: an underscore is no part "
+                f"of a number{read}"
+            )
         if isinstance(value, bool):
             said = str(value).lower()
             if info.field_name == "rank":

@@ -1172,6 +1172,10 @@ class TableStream:
         if not tally.id_given[(path, "sentence_id")][0]:
             lined = spec.ids == "line" and spec.duplicates != "keep"
             _one_sentence_one_id(tally.made_ids, trace, path, line, where, lined=lined)
+        if trace.claim == trace.sentence and _claimless(raw, spec, columns):
+            # a blank claim cell beside a claim column: the sentence's text, said (_finish)
+            tally.sentence_claims += 1
+            tally.first_sentence_claim = tally.first_sentence_claim or (path, line)
         tally.count += 1
         return _Row(trace, label, raw, path, line, where)
 
@@ -1302,6 +1306,16 @@ class TableStream:
                 "a blank cell is: the retriever found nothing there"
             )
         self.notes.extend(tally.objects.lines())  # (passage objects, records: no cells)
+        if tally.first_sentence_claim is not None:
+            # a sentence table's default (no claim column) was taken cell by cell, unsaid:
+            # the judge coded passages and reasoning against the whole sentence
+            blank_path, at = tally.first_sentence_claim
+            self.notes.append(
+                f"{tally.sentence_claims:,} claim(s) whose claim cell is blank (first at "
+                f"{blank_path}:{at}) read as their sentence's text, as a table without a claim "
+                "column is: the verdict and the judge's codes are of the whole sentence there; "
+                "if the pipeline checked claims of it, give their texts"
+            )
         if tally.first_unordered is not None:
             unordered_path, at, shown = tally.first_unordered
             self.notes.append(
@@ -1624,6 +1638,10 @@ class _Tally:
     last_objects: tuple[Path, int] | None = None  # (passage objects: see _row)
     reasoned: int = 0
     first_reasoned: tuple[Path, int] | None = None
+    #: traces whose claim cell is blank beside a claim column, read as their sentence's
+    #: text (``claim`` defaults to ``sentence``), and the first one's line
+    sentence_claims: int = 0
+    first_sentence_claim: tuple[Path, int] | None = None
     #: rows whose passages' scores follow no order of their ranks, and the first (its scores)
     unordered: int = 0
     first_unordered: tuple[Path, int, str] | None = None
