@@ -203,3 +203,33 @@ def test_none_beside_a_code_in_a_code_set_is_refused(
     code, out, _ = run_cli(args, capsys)
     assert code == 0
     assert json.loads(out)[0]["value"] == pytest.approx(2 / 4)
+
+
+def test_one_level_written_two_ways_by_two_raters_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """r1 writes the middle level 'mid', r2 'medium' (neither ever writes the other's word).
+    Before: four categories, 'mid' and 'medium' never agreeing, with no word: percent 4/10;
+    r1 low 3, mid 4, high 3, r2 low 3, medium 5, high 2: chance .09 + .06 = .15, Cohen
+    (.4 - .15) / .85 = 0.294. Now the first line asks; one word (by hand): percent 8/10,
+    chance .09 + .4 * .5 + .06 = .35, Cohen (.8 - .35) / .65 = 9/13."""
+    r1 = ["low", "low", "mid", "mid", "mid", "high", "high", "low", "mid", "high"]
+    r2 = ["low", "medium", "medium", "medium", "medium", "high", "low", "low", "medium", "high"]
+    path = _write(tmp_path / "r.csv", list(zip(r1, r2, strict=True)), ("unit", "r1", "r2"))
+    args = ["agree", str(path), "--bootstrap", "0"]
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0
+    assert (
+        "'medium' (given by r2 alone) and 'mid' (by r1 alone) fall on the same 4 units: one "
+        "category written two ways? (read as two, they never agree; write it one way)"
+    ) in out.splitlines()[0]
+    table = fc.ratings_from_frame(pd.read_csv(path))
+    assert any("'medium' (given by r2 alone)" in n for n in table.notes)
+    one = [
+        ("mid" if a == "medium" else a, "mid" if b == "medium" else b)
+        for a, b in zip(r1, r2, strict=True)
+    ]
+    path = _write(tmp_path / "one.csv", one, ("unit", "r1", "r2"))
+    code, out, _ = run_cli(["agree", str(path), "--bootstrap", "0", "--format", "json"], capsys)
+    got = {r["statistic"]: r["value"] for r in json.loads(out)}
+    assert (got["percent"], got["cohen"]) == (pytest.approx(0.8), pytest.approx(9 / 13))

@@ -210,7 +210,7 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
         )
     clauses += _copies(table)
     from failcodes.spelling import spelling_key
-    from failcodes.stats.tables import tick_box_clause
+    from failcodes.stats.tables import split_category_clause, tick_box_clause
     from failcodes.stats.tableshape import MISSING_MARKS
 
     for code, label in enumerate(table.labels or []):
@@ -236,7 +236,10 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
             )
     if len(clauses) == constant:  # no constant rater: a skewed margin, said once
         clauses += _skew(table, results)
-    return "".join(f"; {c}" for c in clauses) + tick_box_clause(table) + _missing_clause(table)
+    split = split_category_clause(table)
+    return (
+        "".join(f"; {c}" for c in clauses) + split + tick_box_clause(table) + _missing_clause(table)
+    )
 
 
 #: Statistics whose chance agreement is the raters' margins (the kappa paradox's).

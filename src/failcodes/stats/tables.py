@@ -177,6 +177,34 @@ def tick_box_clause(table: RatingsTable) -> str:
     )
 
 
+def split_category_clause(table: RatingsTable) -> str:
+    """The first line's clause on two categories no rater both gives, on the same units.
+
+    ``mid`` from r1 and ``medium`` from r2 (each rater's word for one level) were two
+    categories that never agree: percent 0.4 on 10 units for the 0.8 of one word, Cohen 0.294
+    for 9/13, with the four categories listed and no word ("" if no such pair). Said when
+    the raters who give one never give the other and both fall on the same units, on two
+    units or more and on half or more of the units either falls on.
+    """
+    if not table.labels or len(table.raters) < 2:
+        return ""
+    values = table.values
+    on = [(values == k).any(axis=1) for k in range(len(table.labels))]
+    givers = [frozenset(np.flatnonzero((values == k).any(axis=0)).tolist()) for k in range(len(on))]
+    said: list[str] = []
+    for a, b in itertools.combinations(range(len(on)), 2):
+        n_ab = int((on[a] & on[b]).sum())
+        if givers[a] & givers[b] or n_ab < 2 or 2 * n_ab < max(on[a].sum(), on[b].sum()):
+            continue
+        who = [", ".join(table.raters[r] for r in sorted(givers[k])) for k in (a, b)]
+        said.append(
+            f"'{table.labels[a]}' (given by {who[0]} alone) and '{table.labels[b]}' (by "
+            f"{who[1]} alone) fall on the same {n_ab} units: one category written two ways? "
+            "(read as two, they never agree; write it one way)"
+        )
+    return "".join(f"; {c}" for c in said[:2])
+
+
 # --------------------------------------------------------------------------- frames
 
 
@@ -1181,6 +1209,7 @@ def _ratings(
     # which a notebook did not see (Fleiss 0.696 of four columns for the raters' 0.595)
     line = shape_line(choice, given=raters is not None)
     line += ("" if raters is not None else consensus_clause(table)) + tick_box_clause(table)
+    line += split_category_clause(table)
     return dataclasses.replace(table, notes=(in_python_words(line),))
 
 
