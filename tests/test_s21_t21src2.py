@@ -97,7 +97,10 @@ def test_the_direct_labels_path_is_told_of_a_new_step_of_the_request() -> None:
     from failcodes.commands.ingest import IngestRequest
     from failcodes.ingest import generic
 
-    assert _calls(_body(IngestRequest.run)) == [
+    # run's steps and those of _read_write, which run calls inside sheetio.first_sheet_hint
+    # (821d48b: a workbook's README sheet; the direct path reads one JSONL file, no workbook)
+    steps = _body(IngestRequest.run) + _body(IngestRequest._read_write)
+    assert _calls(steps) == [
         "ConfigError",
         "IngestResult",
         "_system_labels",  # --system: an option
@@ -107,6 +110,7 @@ def test_the_direct_labels_path_is_told_of_a_new_step_of_the_request() -> None:
         "done.notes.append",
         "done.written.append",
         "fileio.AtomicBatch",  # write_labels writes in a batch of its own
+        "first_sheet_hint",  # workbooks only (not the direct path's one JSONL file)
         "get_adapter",
         "getattr",
         "labelio.write_labels",  # on the direct path
@@ -117,6 +121,7 @@ def test_the_direct_labels_path_is_told_of_a_new_step_of_the_request() -> None:
         "opened or chosen.read",
         "parse_evidence_declarations",  # --evidence: an option
         "self._check_result",
+        "self._read_write",
         "self.adapter_options",
         "self.check_adapter",
         "tableio.detect_format",  # the direct path's choice of its command line
