@@ -160,7 +160,7 @@ class ReportInputs(BaseModel):
     passages_caption: str = Field(
         default="",
         description="Added to Table 8's captions: each claim's top k passages alone, when the "
-        "attribution cut them at top_k (report.rundir)",
+        "attribution cut them at top_k, and the columns of provided evidence (report.rundir)",
     )
     attribution_levels: set[str] = Field(
         default_factory=set,
@@ -675,6 +675,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
                 sec.notes.append(CORRECTED_NOTE)
             sec.notes.extend(plan_notes)
             sec.notes.extend([differ] if differ else [])
+            sec.notes.extend(inputs.notes.get(stem, []))  # systems with no column (closed-book)
             unassessed = shares[shares["code"] == NOT_ASSESSABLE]["dimension"].tolist()
             if unassessed:
                 sec.notes.append(NOT_ASSESSABLE_NOTE.format(dims=", ".join(unassessed)))

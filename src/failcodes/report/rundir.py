@@ -89,6 +89,7 @@ from failcodes.study.layout import (
 )
 from failcodes.tableio import read_models_jsonl, table_columns
 from failcodes.tally import FIRST, REPEAT, is_tally, row_weights, tally_chunks, value_counts
+from failcodes.traces import CITING_SOURCES, EvidenceSource
 from failcodes.unitrepeats import FirstUnits
 from failcodes.units import Unit, UnitKind, build_units
 from failcodes.verdicts import Verdict
@@ -591,6 +592,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     with_rows: dict[str, set[str]] = {}  # the systems each attribution table has rows of
     claimless: dict[str, set[str]] = {}  # ... of which no row has a claim (_uncoded_notes)
     in_sets: dict[tuple[str, ...], set[str]] = {}  # a disagreement's ids -> its data sets
+    evidence: dict[str, dict[str, set[str]]] = {}  # data set -> system -> evidence sources
     # kept only where two data sets have attribution tables: one data set's held each row's
     # ids (~490 bytes a disagreement, 48 MB at 10x paper scale) to count none shared
     tabled = [n for n in layout.attribution_datasets() if layout.attribution_table(n).exists()]
@@ -612,6 +614,12 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             if "system" in att and "reason" in att:  # systems with claimless disagreements only
                 has_claims = att.loc[att["reason"] != NO_CLAIMS, "system"].astype(str)
                 claimless[name] = with_rows[name] - set(has_claims)
+            if "system" in att and "evidence_source" in att:  # Table 8's provided columns
+                pairs = att[["system", "evidence_source"]].astype(str).drop_duplicates()
+                for system, source in pairs.itertuples(index=False, name=None):
+                    evidence.setdefault(name, {}).setdefault(system, set()).update(
+                        source.split("+")
+                    )
             # kind too: a pilot inside the full set repeats its label and verdict (the same FN or
             # FP); ids reused by two data sets (q1, s1 in each) with an FN in one and an FP in
             # the other were said as "overlapping data sets?"
@@ -693,6 +701,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     once: dict[str | None, tuple[FirstUnits, list[str]]] = {}
     no_ids: list[str] = []  # tables without unit ids (made by hand): their rows count each
     coded_systems: dict[tuple[str, str], set[str]] = {}  # (data set, kind) -> systems
+    provided: set[str] = set()  # Table 8's columns of provided evidence (not retrieved)
     for path, columns, kind, name in coded:
         if cb is None:  # not so: the bundled one at the least (above)
             break
@@ -708,7 +717,12 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         if "system" in tally:  # the systems it counts: one with disagreements and none is said
             coded_systems[(name, kind)] = {str(s) for s in tally["system"].dropna()}
         if kind == "per_passage":
-            per_passage.append(_prefixed(tally, "retriever", prefix or "", prefix is not None))
+            tally = _prefixed(tally, "retriever", prefix or "", prefix is not None)
+            per_passage.append(tally)
+            given = {s for s, e in evidence.get(name, {}).items() if EvidenceSource.PROVIDED in e}
+            if given and "system" in tally:  # the columns holding evidence given with the item
+                held = tally.loc[tally["system"].astype(str).isin(given), "retriever"]
+                provided.update(map(str, held))
         else:
             per_trace.append(_prefixed(tally, "verifier", prefix or "", prefix is not None))
     pp_all = pd.concat(per_passage, ignore_index=True) if per_passage else None
@@ -945,7 +959,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     caption, levels = _attribution_caption(layout, with_rows)
     cut = _top_k_caption(
         {n: _attribute_notes(p.parent) for p, _, k, n in coded if k == "per_passage"}
-    )
+    ) + _provided_caption(provided)
+    closed = _closed_book_notes(evidence)
     return ReportInputs(
         title=meta.title,
         meta=meta,
@@ -989,7 +1004,9 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             "agreement": agreement_notes,
             "comparisons": comparison_notes,
             "metrics": _no_disagreement_notes(layout, traced, with_rows),
-            "attribution": _uncoded_notes(coded_systems, with_rows, claimless),
+            "attribution": _uncoded_notes(coded_systems, with_rows, claimless, evidence)
+            + (closed if pp_all is None else []),
+            "retrieval_quality": closed if pp_all is not None else [],
             **review_notes,
         },
         reopen=reopen,
@@ -1219,10 +1236,52 @@ def _no_disagreement_notes(
     return notes
 
 
+def _provided_caption(groups: AbstractSet[str]) -> str:
+    """Table 8's columns of evidence given with the item, in its caption's words.
+
+    A system whose evidence is ``provided`` (a cited abstract, a fact-check article given to
+    the verifier) retrieved nothing: its column counts the passages it was given, which the
+    caption called "units retrieved ... per retriever".
+    """
+    if not groups:
+        return ""
+    return (
+        f"; {', '.join(sorted(groups))}: evidence provided (given with the item, not "
+        "retrieved): n counts the passages given with the disagreements' claims"
+    )
+
+
+def _closed_book_notes(evidence: Mapping[str, Mapping[str, AbstractSet[str]]]) -> list[str]:
+    """Say which systems have no Table 8 column because their evidence was never retrieved.
+
+    A closed-book system (evidence ``none``) or a post-hoc citing one has no passage judged:
+    a data set of such systems had no Table 8 column and nothing on the page said why (its
+    attribution reasons alone say "closed-book").
+    """
+    notes = []
+    for dataset, systems in sorted(evidence.items()):
+        by_source: dict[str, list[str]] = {}
+        for system, sources in sorted(systems.items()):
+            if sources and sources <= CITING_SOURCES:
+                by_source.setdefault("/".join(sorted(sources)), []).append(system)
+        for source, named in sorted(by_source.items()):
+            what = "closed-book" if source == "none" else "its passages are citations"
+            one = len(named) == 1
+            it = "it" if one else "them"
+            notes.append(
+                f"{dataset}: evidence {source} ({what}) for {', '.join(named)}: no passage of "
+                f"{it} is judged as retrieved, so Table 8 counts no unit of {it} and has no "
+                f"column for {it} ({'its' if one else 'their'} disagreements are never blamed "
+                "on retrieval: docs/attribution.md)"
+            )
+    return notes
+
+
 def _uncoded_notes(
     coded_systems: Mapping[tuple[str, str], set[str]],
     with_rows: Mapping[str, set[str]],
     claimless: Mapping[str, set[str]],
+    evidence: Mapping[str, Mapping[str, AbstractSet[str]]],
 ) -> list[str]:
     """Say which systems with disagreements have no row in a coded table (Table 8 or 9).
 
@@ -1240,7 +1299,13 @@ def _uncoded_notes(
     }
     for (dataset, kind), systems in sorted(coded_systems.items()):
         attributed = with_rows.get(dataset, set())
-        missing = sorted(attributed - systems - {""})
+        # a closed-book (or post-hoc) system has no passage to judge: said by _closed_book_notes
+        cites = (
+            {s for s, e in evidence.get(dataset, {}).items() if e and e <= CITING_SOURCES}
+            if kind == "per_passage"
+            else set()
+        )
+        missing = sorted(attributed - systems - cites - {""})
         if not missing or "" in attributed:  # "": a table without systems
             continue
         unit, why, table, group = what[kind]
