@@ -6775,6 +6775,41 @@ T31RED_CASES: list[Case] = [
 ]
 
 
+T31NA_CASES: list[Case] = [
+    Case(
+        # a VLOOKUP that failed left '#N/A' as a system in a trace JSONL: read as a third
+        # system, B's s2 'made no claim' (B FN 1, TN 1 for FN 1, FP 1), exit 0
+        "metrics/excel-na-as-system",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write(
+            {
+                "t.jsonl": '{"system": "A", "question_id": "q1", "sentence_id": "s1", '
+                '"claim_id": "c1", "claim": "x", "verdict": "refuted"}\n'
+                '{"system": "#N/A", "question_id": "q1", "sentence_id": "s2", '
+                '"claim_id": "c2", "claim": "y", "verdict": "refuted"}\n',
+                "l.csv": "sentence_id,has_error\ns1,true\ns2,false\n",
+            }
+        ),
+        line="failcodes: error: {d}/t.jsonl:2, field 'system': '#N/A' is Excel's error value (a "
+        "formula that failed; the file holds its text), not an id: fill the cell, or leave the "
+        "row out",
+    ),
+    Case(
+        # a ratings frame read from a workbook and saved as JSONL: r2's failed formula '#REF!'
+        # read as a category of its own (percent 1/2 for 1/1), exit 0
+        "agree/excel-error-rating-in-jsonl",
+        ("agree", "{d}/a.jsonl"),
+        _write(
+            {
+                "a.jsonl": '{"unit": "u1", "r1": "X", "r2": "X"}\n'
+                '{"unit": "u2", "r1": "Y", "r2": "#REF!"}\n'
+            }
+        ),
+        line="failcodes: error: {d}/a.jsonl:2, field 'r2': Excel error value #REF! (a formula "
+        "that failed; the file holds its text): fix or clear the cell",
+    ),
+]
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -6814,6 +6849,7 @@ CASES = (
     + T30LEFT_CASES
     + T31READ_CASES
     + T31RED_CASES
+    + T31NA_CASES
 )
 
 

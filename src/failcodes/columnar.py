@@ -56,6 +56,7 @@ from failcodes.numbertext import whole_number_text
 from failcodes.parquetio import check_decoded, check_metadata, open_parquet
 from failcodes.spelling import spelling_key, two_ways
 from failcodes.tableio import (
+    NO_ID,
     NUMBER_ID_FIELDS,
     SHOWN_EXPONENT,
     UTF8_BOM,
@@ -524,6 +525,7 @@ def _scan_parquet(
                     trimmed = pc.utf8_trim_whitespace(col)
                     bad |= numpy_of(pc.not_equal(trimmed, col), fill=False)
                     bad |= numpy_of(pc.utf8_length(col), fill=1) == 0
+                    bad |= numpy_of(_no_id_cells(col), fill=False)  # '#N/A', 'nan': no id
                 if name == "claim":  # spaces alone: the exact reader refuses it
                     blank = pc.match_substring_regex(col, _BLANK_TEXT)
                     bad |= numpy_of(blank, fill=False)
@@ -1934,6 +1936,21 @@ def iter_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
 _BATCH_ROWS = 1024
 
 
+def _no_id_cells(col: Any) -> Any:
+    """Whether each cell of an id column is no id (``#N/A``, ``nan``: :data:`NO_ID`), or None.
+
+    A column of another type than text (integer ids) holds none: all false.
+    """
+    import pyarrow.compute as pc
+
+    pa, _ = pyarrow_modules()
+    if pa.types.is_dictionary(col.type):
+        col = col.cast(col.type.value_type)
+    if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+        return pa.array([False] * len(col), pa.bool_())
+    return pc.is_in(col, value_set=pa.array(sorted(NO_ID), col.type))
+
+
 def _shown_exponent_ids(batch: Any) -> bool:
     """Whether an id of a Parquet batch is in scientific notation (``1.23457E+11``)."""
     import pyarrow.compute as pc
@@ -1965,6 +1982,8 @@ def iter_parquet_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
     the caller then reads the traces with ``read_traces``, which accepts them with the same
     values or names the bad row. Memory: one batch of rows, plus 8 bytes a trace.
     """
+    import pyarrow.compute as pc
+
     source = Path(path)
     if source.suffix.lower() not in (".parquet", ".pq") or not source.is_file():
         raise ExactReaderNeededError
@@ -1978,8 +1997,10 @@ def iter_parquet_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
         if len(set(names)) != len(names) or not set(names) <= Trace.model_fields.keys():
             raise ExactReaderNeededError  # a repeated or unknown column: the reader names it
         for batch in pf.iter_batches(batch_size=_BATCH_ROWS, use_threads=False):
-            if _shown_exponent_ids(batch):
-                raise ExactReaderNeededError  # 1.23457E+11: the reader refuses it
+            if _shown_exponent_ids(batch) or any(
+                pc.any(_no_id_cells(batch.column(n))).as_py() for n in TRACE_IDS if n in names
+            ):
+                raise ExactReaderNeededError  # 1.23457E+11, '#N/A': the reader refuses it
             for row in batch.to_pylist():
                 rec = vouch.vouch(convert(row, kind), None)
                 if rec is None:

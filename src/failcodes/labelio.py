@@ -35,6 +35,7 @@ from failcodes.labelcols import (
     total_id_problem,
 )
 from failcodes.tableio import (
+    NO_ID,
     NUMBER_ID_FIELDS,
     NUMBER_NAME_FIELDS,
     UTF8_BOM,
@@ -536,7 +537,11 @@ def _check_label_ids(
     # looked at in C (a few distinct values of a compacted column once); ``filter`` drops None
     held: Sequence[Any] = ids if isinstance(ids, list) else list(set(ids))
     stripped = map(str.strip, filter(None, held))
-    if "" in held or not all(map(str.__eq__, filter(None, held), stripped)):
+    if (
+        "" in held
+        or not all(map(str.__eq__, filter(None, held), stripped))
+        or not NO_ID.isdisjoint(held)  # '#N/A', 'nan': no id
+    ):
         for pos, value in enumerate(ids):
             problem = id_problem(value)
             if problem is not None:

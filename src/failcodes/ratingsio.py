@@ -124,7 +124,9 @@ def _check_scalar_cells(frame: Any, file: Path, lines: list[int], sets: str | No
         joined = False
         for i, value in enumerate(cells):
             if not isinstance(value, dict | list | tuple | np.ndarray):
-                _check_finite(value, file, lines[i] if i < len(lines) else None, column)
+                line = lines[i] if i < len(lines) else None
+                tableio.refuse_excel_error(value, file, line, str(column))  # '#REF!' a category
+                _check_finite(value, file, line, column)
                 continue
             codes = value.tolist() if isinstance(value, np.ndarray) else value
             line = lines[i] if i < len(lines) else None

@@ -56,7 +56,7 @@ from failcodes.sheetio import (
     title_hint,
 )
 from failcodes.spelling import first_unseen_difference, name_key, unseen_note
-from failcodes.verdicts import NO_VERDICT_WAY
+from failcodes.verdicts import MISSING_MARKS, NO_VERDICT_WAY
 
 if TYPE_CHECKING:  # imported where used: reading a labels file imports no pydantic (issue 30)
     from pydantic import BaseModel, ValidationError
@@ -169,7 +169,7 @@ CSV_FIELD_LIMIT = MAX_CELL
 
 #: Excel's error values as a CSV it saved holds them (``#N/A`` apart: a missing mark, as
 #: ``NA``, which label rules and ``agree`` read as such or refuse with their own way through).
-_CSV_ERRORS = ERRORS - {"#N/A"}
+CELL_ERRORS = ERRORS - {"#N/A"}
 
 
 def csv_lines(fh: IO[str], path: Path, hashes: list[int] | None = None) -> Iterator[str]:
@@ -277,7 +277,7 @@ def checked_csv_rows(
                 _check_nul(path, lineno, header_raw, row)
                 if hashes:
                     hashes.clear()
-                    if not _CSV_ERRORS.isdisjoint(row):
+                    if not CELL_ERRORS.isdisjoint(row):
                         _check_excel_error(path, lineno, header_raw, row)
                 if unnamed:
                     _check_unnamed(path, lineno, unnamed, row, title_hint(header_raw, 1))
@@ -306,14 +306,27 @@ def _check_excel_error(path: Path, line: int, header: Sequence[str], row: Sequen
     one more system.
     """
     for name, cell in zip(header, row, strict=False):
-        if cell in _CSV_ERRORS:
-            raise InputError(
-                f"Excel error value {cell} (a formula that failed; the CSV holds its text): fix "
-                "or clear the cell",
-                path=path,
-                line=line,
-                field=name,
-            )
+        if cell in CELL_ERRORS:
+            refuse_excel_error(cell, path, line, name, "the CSV")
+
+
+def refuse_excel_error(
+    cell: object, path: str | Path | None, line: int | None, field: str, held: str = "the file"
+) -> None:
+    """Refuse ``cell`` if it is an Excel error value (:data:`CELL_ERRORS`) that ``held`` keeps.
+
+    A frame ``pandas.read_excel`` read and saved as JSONL or Parquet keeps a failed formula's
+    text as a CSV does: a label rule gave two ``#VALUE!`` rows its opposite (1 error label for
+    2), ``agree`` read a ``#REF!`` rating as a category (percent 3/5 for 3/4), exit 0.
+    """
+    if isinstance(cell, str) and cell in CELL_ERRORS:
+        raise InputError(
+            f"Excel error value {cell} (a formula that failed; {held} holds its text): fix "
+            "or clear the cell",
+            path=path,
+            line=line,
+            field=field,
+        )
 
 
 def _check_sep_line(path: Path, header: Sequence[str]) -> None:
@@ -1110,10 +1123,39 @@ def arrow_schema(model: type[BaseModel]) -> Any:
 # ------------------------------------------------------------------------------------------
 
 
-def id_problem(value: object) -> str | None:
-    """Why ``value`` is no usable id (blank, or spaces around it), or None (also for non-text)."""
-    if not isinstance(value, str) or (value and value == value.strip()):
+#: Ids that are no id: Excel's error values (``#N/A``, ``#REF!``...: a formula that failed) and
+#: the missing marks (``NA``, ``N/A``, ``nan``, ``null``) in every case, spelled out so that a
+#: column of ids is looked up at once (``NO_ID.isdisjoint(ids)``, in C: ~20 ms a million ids).
+NO_ID = ERRORS | frozenset(
+    "".join(letters)
+    for mark in MISSING_MARKS
+    for letters in itertools.product(*({c, c.upper()} for c in mark))
+)
+
+
+def no_id_problem(value: object) -> str | None:
+    """Why ``value`` is no id (an Excel error value or a missing mark, :data:`NO_ID`), or None.
+
+    Such a cell was read as an id of its own: a system ``#N/A`` (a trace file, a CSV ingested)
+    took the rows whose system cell a lookup failed on from their system, whose sentences then
+    counted as having no claim (system B FN 1, TN 1 for FN 1, FP 1 and a third system, exit 0).
+    """
+    if not isinstance(value, str) or value not in NO_ID:
         return None
+    what = (
+        "Excel's error value (a formula that failed; the file holds its text)"
+        if value in ERRORS
+        else "a missing mark (no value)"
+    )
+    return f"{value!r} is {what}, not an id: fill the cell, or leave the row out"
+
+
+def id_problem(value: object) -> str | None:
+    """Why ``value`` is no usable id (blank, padded, or :func:`no_id_problem`), or None."""
+    if not isinstance(value, str):
+        return None
+    if value and value == value.strip():
+        return no_id_problem(value) if value in NO_ID else None
     why = "blank id (empty or spaces only)" if not value.strip() else f"id {value!r}"
     return f"{why}; expected the identifier alone, without spaces around it"
 

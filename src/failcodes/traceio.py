@@ -26,6 +26,7 @@ from failcodes.jsonio import iter_jsonl
 from failcodes.spelling import spelling_key
 from failcodes.tableio import (
     ARROW_ROWS,
+    NO_ID,
     NUMBER_ID_FIELDS,
     NUMBER_NAME_FIELDS,
     CsvTable,
@@ -483,8 +484,10 @@ def write_traces(
 
 
 def _id_problems(ids: list[str]) -> bool:
-    """Whether any of ``ids`` is blank or padded (:func:`~failcodes.tableio.id_problem`), in C."""
-    return "" in ids or not all(map(str.__eq__, ids, map(str.strip, ids)))
+    """Whether any of ``ids`` is blank, padded or no id (:func:`~failcodes.tableio.id_problem`)."""
+    return (
+        "" in ids or not all(map(str.__eq__, ids, map(str.strip, ids))) or not NO_ID.isdisjoint(ids)
+    )
 
 
 class _Vouched:

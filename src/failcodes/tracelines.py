@@ -37,7 +37,7 @@ from pydantic import BaseModel
 
 from failcodes.errors import InputError, clip
 from failcodes.jsonio import keys_vouched
-from failcodes.tableio import first_in_exponent, msgspec_type
+from failcodes.tableio import NO_ID, first_in_exponent, msgspec_type
 from failcodes.traces import EvidenceSource, Marks, Passage, Trace
 from failcodes.verdicts import (
     NO_VERDICT_MARKS,
@@ -358,8 +358,8 @@ class Voucher:
     def _block_keys(self, recs: Sequence[TraceLine]) -> int | None:
         """The quotes the keys and strings of ``recs`` need in all, or None.
 
-        None: a record has an id blank, padded or in scientific notation, or a rank twice
-        (:meth:`keys` says which).
+        None: a record has an id blank, padded, in scientific notation or no id (``#N/A``:
+        :data:`~failcodes.tableio.NO_ID`), or a rank twice (:meth:`keys` says which).
         """
         if not recs:
             return 0
@@ -370,6 +370,8 @@ class Voucher:
         for k in range(len(TRACE_IDS)):  # system, question_id, sentence_id, claim_id
             ids = top[k::width]
             if ids != list(map(str.strip, ids)) or (k and shown_exponent(ids)):
+                return None
+            if not NO_ID.isdisjoint(ids):  # '#N/A', 'nan': no id, the exact reader's error
                 return None
         lists = list(map(_PASSAGES, recs))
         missing = lists.count(unset)  # (no passages key: an empty list once finished)
@@ -411,6 +413,8 @@ class Voucher:
         ids = top[:4]  # system, question_id, sentence_id, claim_id
         if ids != tuple(map(str.strip, ids)) or shown_exponent(ids[1:]):
             return None  # a blank, padded or 1.23457E+11 id: the exact reader's error
+        if not NO_ID.isdisjoint(ids):  # '#N/A', '#REF!', 'nan': no id (the same)
+            return None
         strings = len(top) - top.count(None) - 1  # every present field but passages is text
         present = strings + 1 - unset  # (without passages: no key of the line)
         n = len(passages)

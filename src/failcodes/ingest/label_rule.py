@@ -18,6 +18,7 @@ from failcodes.codesets import splits
 from failcodes.errors import ConfigError, InputError
 from failcodes.numbertext import reads_as_float, whole_number_text
 from failcodes.polarity import judged_stage, judges_a_verdict
+from failcodes.tableio import refuse_excel_error
 from failcodes.verdicts import DEFAULT_ALIASES, MISSING_MARKS, Verdict
 
 
@@ -132,6 +133,8 @@ class LabelRule:
         key = None
         if value is not None and not (isinstance(value, str) and not value.strip()):
             key = _key(value)
+            if key not in self.outcomes:  # #VALUE! in a JSONL or Parquet (a CSV: refused before)
+                refuse_excel_error(value, path, line, self.column)
             if self.implied and key in MISSING_MARKS and key not in self.outcomes:
                 key = None  # R's NA, Excel's #N/A: no value, as the null they stand for
             elif key not in self.seen and len(self.seen) < _SEEN_CAP:
