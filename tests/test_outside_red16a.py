@@ -100,7 +100,10 @@ def test_clinician_columns_beside_a_majority_truth_are_not_systems(
     # the way through: the systems named. By hand on the majority's positives u1, u3, u5:
     # gpt hits u1, u3; claude u3, u5; discordant u1 (gpt only), u5 (claude only): McNemar
     # b 1, c 1, mid-p 1 - P(X = 1) / 2 = 1 - (2/4) / 2 = 0.75 (Fagerland et al. 2013; exact
-    # p 1), difference in rates 0, n 3; one pair, so Holm's p is p.
+    # p 1; their supplement "How to calculate the McNemar mid-p test": "If n12 = n21, the
+    # mid-p-value equals 1 - 0.5 binompdf(n12, n, 0.5)", as R contingencytables'
+    # McNemar_midP_test_paired_2x2 codes it: not 2 [P(X <= 1) - P(X = 1) / 2] = 1.0, checked
+    # session 31), difference in rates 0, n 3; one pair, so Holm's p is p.
     args = ["compare", str(table), "--truth", "majority", "--systems", "gpt,claude"]
     code, out, err = run_cli([*args, "--format", "json"], capsys)
     assert code == 0, err

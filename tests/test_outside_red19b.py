@@ -136,7 +136,9 @@ def test_percent_agreement_of_three_raters_is_no_proportion_of_units(
 ) -> None:
     """Three raters split 2-1 on a unit agree on 1 of its 3 pairs: percent agreement is a
     mean of per-unit shares (7 units at 1, 3 at 1/3: 8/10), no count of units, so its
-    interval stays the bootstrap's (not Clopper-Pearson's of 7/10)."""
+    interval is not Clopper-Pearson's of 7/10. Both its bounds are Clopper-Pearson's of
+    effective counts (session 31: n* = 0.8 * 0.2 / se^2 = 15.43, se^2 = (7 * 0.2^2 + 3 *
+    (1/3 - 0.8)^2) / 90), labelled so (it said bootstrap_bca)."""
     table = tmp_path / "r.csv"
     rows = zip(R1, R2, R3, strict=True)
     table.write_text(
@@ -144,7 +146,7 @@ def test_percent_agreement_of_three_raters_is_no_proportion_of_units(
     )
     out = _rows_json(capsys, str(table), "--stat", "percent")
     assert out["percent"]["value"] == pytest.approx(8 / 10)
-    assert out["percent"]["ci_method"] == "bootstrap_bca"
+    assert out["percent"]["ci_method"] == "clopper_pearson_effective"
 
 
 def _hand_plan(root: Path, table: Path, sample: list[str], population: list[str]) -> Path:

@@ -64,7 +64,7 @@ def test_percent_of_three_raters_without_bootstrap_holds_the_same_interval() -> 
     widened below to the same Clopper-Pearson bound of effective counts as above, 0.9427 (the
     upper bound 1.0 already holds 0.9959). main: 0.9576."""
     (pct,) = agreements(_three_raters_three_splits(), ["percent"], categories=[0.0, 1.0])
-    assert pct.ci_method == "wald"
+    assert pct.ci_method == "low clopper_pearson_effective, high wald"  # (t31mcn)
     assert pct.ci_low == pytest.approx(0.942671, abs=1e-6)
     assert pct.ci_high == 1.0
 

@@ -84,10 +84,12 @@ def _sign_flip_p(d: FloatArray, *, mid: bool = True) -> float:
     """Two-sided mid-p of ``sum d`` when each question's sign is flipped with probability 1/2.
 
     ``P(|S| > |s|) + P(|S| = |s|) / 2`` (1 when every d is 0; not ``mid``: the exact
-    ``P(|S| >= |s|)``). Per unit (every d = +-1) S is
-    the binomial of the McNemar mid-p test (Fagerland et al. 2013: the exact p minus the
-    probability of the observed b); on question totals d_k the systems are swapped per
-    question: the questions with |d_k| = v add v (2 B - m), B ~ Binomial(m, 1/2) for m such
+    ``P(|S| >= |s|)``). Per unit (every d = +-1) S is the binomial of the McNemar mid-p test
+    (Fagerland et al. 2013: the exact p minus the probability of the observed b where b != c;
+    where b = c, ``1 - P(X = b) / 2``, their supplement's rule and R contingencytables'
+    ``McNemar_midP_test_paired_2x2``: 0.75 at b = c = 1, 0.84375 at b = c = 3, not
+    2 P(X <= b) - P(X = b) = 1); on question totals d_k the systems are swapped per question:
+    the questions with |d_k| = v add v (2 B - m), B ~ Binomial(m, 1/2) for m such
     questions, and the values v are convolved. The binomial is exact integers over 2^m (scipy's
     pmf read 0.5000000000000002 for 1 of 2, and b = c = 1 a mid-p of 0.7500000000000001).
     """
