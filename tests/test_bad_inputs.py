@@ -767,6 +767,13 @@ SWEEP_CASES: list[Case] = [
         _write({"r.csv": "unit,coder_A,coder_B,coder_A\n1,1,1,2\n2,2,2,1\n"}),
         ("r.csv:1", "field 'coder_A'", "appears twice"),
     ),
+    # Python's float("1_0") is 10: a third category 10 beside the 1s and 2s (t31us)
+    Case(
+        "agree/rating-with-underscore",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "unit,r1,r2\nu1,1,1\nu2,1_0,2\n"}),
+        ("r.csv", "field 'r1'", "rating '1_0' of unit 'u2'", "an underscore is no part"),
+    ),
     Case(
         "agree/header-only",
         ("agree", "{d}/r.csv"),
@@ -2378,6 +2385,15 @@ SWEEP4B_CASES: list[Case] = [
         line="failcodes: error: {d}/d.json:1, field 'verdict': --option verdict_threshold: "
         "expected a support score (a number), got 1000000000000000000000000000000000000000000"
         "00000000000000...",
+    ),
+    # Python's float("0_4") is 4.0: a support score 0_4 was supported at 0.5 (t31us)
+    Case(
+        "ingest-generic/score-with-underscore",
+        (*GENERIC, "--option", "verdict_threshold=0.5"),
+        _write({"d.json": '[{"claim_id": "c1", "claim": "x", "verdict": "0_4"}]'}),
+        line="failcodes: error: {d}/d.json:1, field 'verdict': --option verdict_threshold: "
+        "expected a support score (a number), got '0_4': an underscore is no part of a number "
+        "(it was read as 4)",
     ),
     # a list in the --label-rule column never matched: every row the 'otherwise' label
     Case(

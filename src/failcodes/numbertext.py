@@ -59,3 +59,17 @@ def reads_as_float(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def underscore_clause(value: object) -> str | None:
+    """Why a number text with ``_`` in it is no number, or None for any other value.
+
+    Python's number syntax groups digits with ``_`` (PEP 515): ``float("0_4")`` is 4.0 and
+    ``float("1_0")`` 10.0, where a sheet, pandas and every other reader see no number. A
+    support score ``0_4`` read as 4.0 (supported at any threshold) and a rating ``1_0`` as
+    the category 10, exit 0. The clause says what Python read, when it read one.
+    """
+    if not (isinstance(value, str) and "_" in value):
+        return None
+    read = f" (it was read as {float(value):g})" if reads_as_float(value) else ""
+    return f"an underscore is no part of a number{read}"

@@ -30,6 +30,7 @@ from failcodes.ingest.table import (
     refuse_correct_as_error,
 )
 from failcodes.labels import Label
+from failcodes.numbertext import underscore_clause
 from failcodes.sheetio import is_spreadsheet
 from failcodes.spelling import spelling_key
 from failcodes.traces import Trace
@@ -98,11 +99,15 @@ def _threshold(options: AdapterOptions) -> float | None:
                 raise ConfigError(f"--option {name} goes with --option verdict_threshold=T")
         return None
     try:
-        value = float(text)
+        value = math.nan if underscore_clause(text) else float(text)  # '0_5' was 5.0
     except ValueError:
         value = math.nan
     if not math.isfinite(value):
-        raise ConfigError(f"--option verdict_threshold={text!r}: expected a number, e.g. 0.5")
+        underscore = underscore_clause(text)
+        raise ConfigError(
+            f"--option verdict_threshold={text!r}: expected a number, e.g. 0.5"
+            + (f": {underscore}" if underscore else "")
+        )
     return value
 
 

@@ -36,6 +36,7 @@ from failcodes.ingest.runcolumns import RunColumns
 from failcodes.jsonio import byte_blocks, jsonl_lines, jsonl_object
 from failcodes.labelcols import TOTAL_ID_FIELDS, total_id_problem
 from failcodes.labels import Label
+from failcodes.numbertext import underscore_clause
 from failcodes.polarity import (
     CORRECT_FLAG,
     ERROR_FLAG,
@@ -847,11 +848,13 @@ def _score_verdict(rec: dict[str, Any], spec: TableSpec, path: Path, line: int) 
     (``85%`` is 0.85: it was refused as no number).
     """
     value = rec.get("verdict")
-    score = _score_of(value)
+    underscore = underscore_clause(value)  # '0_4' was 4.0 (Python's digit grouping)
+    score = None if underscore else _score_of(value)
     if score is None or not math.isfinite(score):
         raise InputError(
             "--option verdict_threshold: expected a support score (a number), got "
-            + clip(repr(value)),
+            + clip(repr(value))
+            + (f": {underscore}" if underscore else ""),
             path=path,
             line=line,
             field="verdict",

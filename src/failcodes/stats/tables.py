@@ -25,7 +25,7 @@ import pandas as pd
 from failcodes.codesets import AND_JOINER, AND_PARTS, SET_SEPARATORS, listed_items
 from failcodes.errors import ConfigError, InputError, StatisticsError
 from failcodes.idzeros import without_leading_zeros
-from failcodes.numbertext import whole_number_text
+from failcodes.numbertext import underscore_clause, whole_number_text
 from failcodes.spelling import spelling_key
 from failcodes.stats.agreement import AgreementResult, Weights, agreements
 from failcodes.stats.bootstrap import FloatArray
@@ -482,6 +482,25 @@ def _outside_categories(
                 raise InputError(
                     f"rating '{shown[0]}' of unit '{unit}' is not in the category list "
                     f"(--categories: {', '.join(shown[1:])})",
+                    path=source,
+                    field=rater,
+                )
+
+
+def _no_underscore(
+    cells: list[list[Any]], ids: list[str], raters: list[str], source: str | Path | None
+) -> None:
+    """Refuse a number rating written with ``_``, naming its unit and rater column.
+
+    Python's float() reads ``1_0`` as 10: a rating 1_0 beside 1s and 2s was a third
+    category 10 (percent and kappa over three categories), exit 0.
+    """
+    for unit, row in zip(ids, cells, strict=True):
+        for rater, value in zip(raters, row, strict=True):
+            clause = underscore_clause(value)
+            if clause is not None:
+                raise InputError(
+                    f"rating {value!r} of unit '{unit}' is not a number: {clause}",
                     path=source,
                     field=rater,
                 )
@@ -1181,6 +1200,7 @@ def _ratings(
     try:
         [float(v) for v in present]
         given = None if categories is None else [float(c) for c in categories]
+        _no_underscore(cells, ids, rater_cols, source)  # '1_0' read as the category 10
     except (TypeError, ValueError):  # text labels, coded 0..q-1 in their order
         every = sorted({str(v) for v in present})
         labels = every if categories is None else [str(c) for c in categories]
