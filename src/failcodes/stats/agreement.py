@@ -142,8 +142,10 @@ class AgreementResult(Estimate):
     ci_mc_error: float | None = Field(
         default=None,
         description="Monte Carlo standard error of the bootstrap interval's endpoints (the "
-        "larger of the two): how far they move when resampled again with another seed "
-        "(failcodes.stats.bootstrap.endpoint_mc_error); None without a bootstrap.",
+        "larger of the two; of the one a bootstrap gave where the other is Clopper-Pearson's "
+        "of effective counts, None where both are): how far they move when resampled again "
+        "with another seed (failcodes.stats.bootstrap.endpoint_mc_error); None without a "
+        "bootstrap.",
     )
     seed: int | None = Field(
         default=None, description="The bootstrap's seed (None: no bootstrap, or a generator)."
@@ -1051,6 +1053,10 @@ def finish(
             )
             if label == "clopper_pearson_effective":  # no bound is the bootstrap's
                 mc_error = None
+            elif label != method and mc_error is not None:  # the bootstrap bound's alone
+                mc_error = endpoint_mc_error(
+                    replicates[i], partial(_one_side, endpoints, label.startswith("low clopper"))
+                )
         n_units = e.n_units if n_clusters is None else n_clusters
         z_null = (
             e.value / e.se_null
@@ -1129,6 +1135,17 @@ def rare_ratings(prep: Prepared) -> int:
     """Ratings outside the most common category, on the units rated two or more times."""
     counts = prep.counts[prep.counts.sum(axis=1) >= 2].sum(axis=0)
     return int(counts.sum() - counts.max()) if counts.size else 0
+
+
+def _one_side(
+    endpoints: Callable[[FloatArray], tuple[float | None, float | None, int]],
+    high: bool,
+    replicates: FloatArray,
+) -> tuple[float | None, float | None, int]:
+    """One endpoint of ``endpoints`` as both (the Monte Carlo error of that bound alone)."""
+    low, upper, valid = endpoints(replicates)
+    bound = upper if high else low
+    return bound, bound, valid
 
 
 def _effective_interval(
