@@ -73,3 +73,18 @@ def test_text_codes_with_underscores_are_still_codes() -> None:
     read = underscore_clause("1_000")
     assert read == "an underscore is no part of a number (it was read as 1000)"
     assert underscore_clause("0.4") is None
+
+
+def test_a_weight_cell_written_with_an_underscore_is_refused(tmp_path: Path) -> None:
+    # agree --weights FILE: row 2's '0_5' was the weight 5.0 (main: [[1.0, 0.5], [5.0, 1.0]],
+    # a credit past full agreement); a half credit is 0.5 written plainly
+    from failcodes.ratingsio import read_weight_matrix
+
+    path = tmp_path / "w.csv"
+    path.write_text("1,0.5\n0_5,1\n")
+    with pytest.raises(InputError) as info:
+        read_weight_matrix(path)
+    assert info.value.line == 2
+    assert "an underscore is no part of a number (it was read as 5)" in str(info.value)
+    path.write_text("1,0.5\n0.5,1\n")
+    assert read_weight_matrix(path) == [[1.0, 0.5], [0.5, 1.0]]

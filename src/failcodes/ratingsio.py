@@ -19,6 +19,7 @@ from failcodes import tableio
 from failcodes.errors import ConfigError, InputError
 from failcodes.fileio import not_found
 from failcodes.jsonio import iter_jsonl
+from failcodes.numbertext import underscore_clause
 from failcodes.parquetio import open_parquet
 from failcodes.sheetio import is_spreadsheet, sheet_rows
 
@@ -263,11 +264,17 @@ def read_weight_matrix(path: Path) -> list[list[float]]:
         for line_no, row in enumerate(csv.reader(fh), 1):
             if not row:
                 continue
+            underscore = next(filter(None, map(underscore_clause, row)), None)  # '0_5': 5.0
             try:
+                if underscore:
+                    raise ValueError(underscore)
                 rows.append([float(v) for v in row])
             except ValueError:
                 raise InputError(
-                    f"weight matrix cells must be numbers, got {row}", path=path, line=line_no
+                    f"weight matrix cells must be numbers, got {row}"
+                    + (f": {underscore}" if underscore else ""),
+                    path=path,
+                    line=line_no,
                 ) from None
             if len(rows[-1]) != len(rows[0]):
                 raise InputError(
