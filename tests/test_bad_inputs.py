@@ -6788,6 +6788,16 @@ T31RED_CASES: list[Case] = [
         _write(_offset_lines()),
         expect=("l.jsonl:2, field 'sentence_id'", "number sentences otherwise than the traces"),
     ),
+    Case(
+        # 0-100 scores read at 0.5: 88, 64 and 12 supported (TP 1, FN 1 for TP 2, exit 0)
+        "ingest/percent-scores-at-a-threshold-of-a-share",
+        (
+            *("ingest", "generic", "{d}/s.csv", "-o", "{d}/o.jsonl", "--system", "a"),
+            *("--map", "p=verdict", "--option", "verdict_threshold=0.5"),
+        ),
+        _write({"s.csv": "sentence_id,claim,p\ns1,x,0\ns2,y,88\ns3,z,12\n"}),
+        expect=("s.csv:3, field 'verdict'", "system 'a': scores from 0 to 88, past 1"),
+    ),
 ]
 
 

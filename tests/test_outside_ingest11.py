@@ -220,12 +220,11 @@ def test_support_scores_off_the_threshold_scale_are_said(
     args += ["--map", "id=claim_id", "--map", "prob=verdict", "--system", "S"]
     args += ["--option", "verdict_threshold=0.5"]
     code, _, err = run_cli(args, capsys)
-    assert code == 0, err
-    assert err.splitlines() == [
-        "note: --option verdict_threshold=0.5: 4 of 4 scores at or above it (supported), 0 "
-        "below (no_evidence); the scores run from 20 to 90: every score on one side (is the "
-        "threshold on the scores' scale?)"
-    ]
+    # (session 31: scores of 0 and up past 1 at a threshold of at most 1 are refused, naming
+    # the first row past 1; they were said in this note alone, read as 4 of 4 supported)
+    assert code == 2, err
+    assert err.count("\n") == 1, err
+    assert "s.csv:2, field 'verdict': system 'S': scores from 20 to 90, past 1" in err
     table.write_text("id,claim,prob\n1,a,0.9\n2,b,0.2\n3,c,0.4\n4,d,0.5\n")
     code, _, err = run_cli(args, capsys)
     assert code == 0, err

@@ -305,7 +305,9 @@ def test_score_threshold_note_is_per_system(
 
     # minicheck scores 0-1, align 0-100 (a percentage): at 0.5 every align claim is
     # supported (recall 0 under non_supported). The pooled note read "6 of 8 ... from 0.2 to
-    # 95" and never said that one system's scores all fell on one side.
+    # 95" and never said that one system's scores all fell on one side. (Session 31: such
+    # percentages at a threshold of at most 1 are refused, naming align; the per-system note
+    # is kept for scales that may go below 0, align's logits here.)
     table = tmp_path / "sc.csv"
     table.write_text(
         "question_id,sentence_id,claim,minicheck,align\n"
@@ -314,10 +316,17 @@ def test_score_threshold_note_is_per_system(
     args = ["ingest", "generic", str(table), "-o", str(tmp_path / "t.jsonl")]
     args += ["--verdict-column", "minicheck", "--verdict-column", "align"]
     code, _, err = run_cli([*args, "--option", "verdict_threshold=0.5"], capsys)
+    assert code == 2
+    assert "sc.csv:2, field 'verdict': system 'align': scores from 20 to 95, past 1" in err
+    table.write_text(
+        "question_id,sentence_id,claim,minicheck,align\n"
+        "q1,s1,a,0.9,4.5\nq1,s2,b,0.2,-2\nq2,s3,c,0.7,3\nq2,s4,d,0.4,1.5\n"
+    )
+    code, _, err = run_cli([*args, "--option", "verdict_threshold=0.5"], capsys)
     assert code == 0
-    # minicheck: 0.9 and 0.7 at or above 0.5 (2 of 4); align: 95, 20, 80, 30 all (4 of 4)
-    assert "6 of 8 scores at or above it (supported), 2 below (no_evidence)" in err
+    # minicheck: 0.9 and 0.7 at or above 0.5 (2 of 4); align: 4.5, 3, 1.5 (3 of 4)
+    assert "5 of 8 scores at or above it (supported), 3 below (no_evidence)" in err
     assert (
-        "per system: align 4 of 4 at or above (from 20 to 95: every score on one side, is the "
-        "threshold on its scores' scale?); minicheck 2 of 4 at or above (from 0.2 to 0.9)"
+        "per system: align 3 of 4 at or above (from -2 to 4.5); minicheck 2 of 4 at or above "
+        "(from 0.2 to 0.9)"
     ) in err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -24,6 +25,10 @@ _ANSWERS = {
         ("Take it with food.", "supported", False, 47),
     ],
 }
+
+
+#: The label rule of the CSV shapes below.
+_RULE = ["--label-rule", "label = error -> error; otherwise -> no_error"]
 
 
 def _jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
@@ -139,3 +144,166 @@ def test_a_labelled_subset_beside_a_claimless_last_sentence_is_read(
     )
     assert code == 0, err
     assert metrics_counts(out, "refuted") == {"gpt": (1, 0, 1, 2)}
+
+
+def _one_answer_two_ways(folder: Path, q1: str, q1_again: str) -> tuple[Path, Path]:
+    """Question q1's two sentences under two spellings of its id, q2's under one."""
+    traces = [
+        {"system": "gpt", "question_id": q, "sentence_id": s, "claim_id": s, "claim": c}
+        | {"verdict": v}
+        for q, s, c, v in [
+            (q1, "s1", "Aspirin lowers fever.", "refuted"),
+            (q1_again, "s2", "It is an NSAID.", "supported"),
+            ("q2", "s3", "Ibuprofen is safe.", "supported"),
+            ("q2", "s4", "It treats viral infections.", "refuted"),
+        ]
+    ]
+    labels = [
+        {"question_id": q, "sentence_id": s, "has_error": e}
+        for q, s, e in [
+            (q1, "s1", True),
+            (q1_again, "s2", False),
+            ("q2", "s3", True),
+            ("q2", "s4", False),
+        ]
+    ]
+    return _jsonl(folder / "t.jsonl", traces), _jsonl(folder / "l.jsonl", labels)
+
+
+@pytest.mark.parametrize(
+    ("q1_again", "how"),
+    [("Q1", "case"), ("q\u200b1", "Unicode form"), ("q01", "leading zeros")],
+)
+def test_question_ids_written_two_ways_are_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], q1_again: str, how: str
+) -> None:
+    # One answer's sentences under 'q1' and 'Q1' (or 'q1' with a zero-width space): main
+    # counted 3 questions for 2 (the coverage table's questions, the bootstrap's clusters),
+    # with no word; 'q01' was said already. By hand: 2 questions; s1 refuted/error TP, s2
+    # supported/no error TN, s3 supported/error FN, s4 refuted/no error FP -> 1, 1, 1, 1.
+    traces, labels = _one_answer_two_ways(tmp_path, "q1", q1_again)
+    code, out, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "csv"], capsys
+    )
+    assert code == 0, err
+    assert metrics_counts(out, "refuted") == {"gpt": (1, 1, 1, 1)}
+    code, out, err = run_cli(["metrics", "--traces", str(traces), "--labels", str(labels)], capsys)
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert first.startswith("Assumed: shared labels"), first
+    a, b = sorted(["q1", q1_again])  # (named in the order of the sorted question ids)
+    assert (
+        f"question ids that differ only in {how} are read as different questions ({a!r} and {b!r})"
+    ) in " ".join(out.split())
+
+
+def test_a_label_id_spaced_otherwise_than_its_trace_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Sentence ids holding a space ('q1 s2'), one trace's written with two ('q1  s2', as a
+    # sheet or a text-made id keeps them): main read the label 'q1 s2' as a sentence without
+    # claims and the trace as unlabelled: TP 1, FN 1, TN 2 (recall 1/2) for the system's
+    # TP 2, TN 2 (both errors refuted, both others supported), exit 0, said only as
+    # "labels cover 4 of 5 sentences".
+    rows = [
+        ("q1", "q1 s1", "refuted", True),
+        ("q1", "q1  s2", "refuted", True),
+        ("q2", "q2 s1", "supported", False),
+        ("q2", "q2 s2", "supported", False),
+    ]
+    traces = _jsonl(
+        tmp_path / "t.jsonl",
+        [
+            {"system": "gpt", "question_id": q, "sentence_id": s, "claim_id": s}
+            | {"claim": f"c {s}", "verdict": v}
+            for q, s, v, _ in rows
+        ],
+    )
+    labels = _jsonl(
+        tmp_path / "l.jsonl",
+        [
+            {"question_id": q, "sentence_id": " ".join(s.split()), "has_error": e}
+            for q, s, _, e in rows
+        ],
+    )
+    code, out, err = run_cli(["metrics", "--traces", str(traces), "--labels", str(labels)], capsys)
+    assert (code, out) == (2, ""), out
+    assert "l.jsonl:2, field 'sentence_id'" in err
+    # (the one-line message shows a run of spaces as one: the clause says it)
+    assert "no trace has sentence_id 'q1 s2', but one has 'q1 s2' (ids are compared " in err
+    assert "exactly: spacing (two spaces in a row, a tab or a line break where" in err
+
+
+def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+    return path
+
+
+#: Two verifiers' support scores: mc as shares of 1, ac as a percentage. s1 and s3 are the
+#: clinicians' errors. At 0.5: mc s1 .12 and s3 .30 below (no_evidence), s2 .91, s4 .75
+#: supported -> non_supported TP 2, TN 2. ac at 50 (its scale) alike: 0 and 12 below, 88,
+#: 64 above -> TP 2, TN 2; main read ac at 0.5: 12, 88, 64 supported, 0 alone below ->
+#: TP 1, FN 1, TN 2, exit 0, said only as a range in a note.
+_SCORES = [
+    ["q1", "s1", "Aspirin cures cancer.", "0.12", "0", "error"],
+    ["q1", "s2", "Aspirin lowers fever.", "0.91", "88", "ok"],
+    ["q2", "s3", "Ibuprofen treats viral infections.", "0.30", "12", "error"],
+    ["q2", "s4", "Ibuprofen is an NSAID.", "0.75", "64", "ok"],
+]
+
+
+@pytest.mark.parametrize("columns", [["mc", "ac"], ["ac"]])
+def test_scores_past_1_read_with_a_threshold_of_a_share_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], columns: list[str]
+) -> None:
+    table = _write_csv(
+        tmp_path / "scores.csv",
+        ["question_id", "sentence_id", "claim", "mc", "ac", "label"],
+        _SCORES,
+    )
+    args = ["ingest", "generic", str(table), "-o", str(tmp_path / "t.jsonl")]
+    args += ["--labels-out", str(tmp_path / "l.jsonl")]
+    args += [*_RULE, "--option", "verdict_threshold=0.5", "--option", "unmapped=drop"]
+    for column in columns:
+        args += ["--verdict-column", column]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2, err
+    assert err.count("\n") == 1, err
+    assert "scores.csv:3, field 'verdict'" in err  # ac's 88 (s2, line 3): the first past 1
+    assert "system 'ac': scores from 0 to 88, past 1" in err
+    assert "3 of 4 at or above it" in err
+    assert not (tmp_path / "t.jsonl").exists() and not (tmp_path / "l.jsonl").exists()
+
+
+def test_percentages_at_their_own_threshold_and_logits_are_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # ac apart at 50 (its scale): TP 2, TN 2 by hand (above). Logits at 0.5 (below 0: not a
+    # scale of shares or percentages; 1.3 and 2.1 above, -2 and -0.7 below) are read too.
+    table = _write_csv(
+        tmp_path / "scores.csv",
+        ["question_id", "sentence_id", "claim", "mc", "ac", "label"],
+        _SCORES,
+    )
+    logits = ["-2", "2.1", "-0.7", "1.3"]
+    table2 = _write_csv(
+        tmp_path / "logits.csv",
+        ["question_id", "sentence_id", "claim", "nli", "label"],
+        [[*r[:3], x, r[5]] for r, x in zip(_SCORES, logits, strict=True)],
+    )
+    counts = {}
+    for path, column, threshold in [(table, "ac", "50"), (table2, "nli", "0.5")]:
+        out_t, out_l = tmp_path / f"{column}.jsonl", tmp_path / f"{column}_l.jsonl"
+        args = ["ingest", "generic", str(path), "-o", str(out_t), "--labels-out", str(out_l)]
+        args += [*_RULE, "--option", f"verdict_threshold={threshold}"]
+        args += ["--option", "unmapped=drop", "--verdict-column", column]
+        code, _, err = run_cli(args, capsys)
+        assert code == 0, err
+        args = ["metrics", "--traces", str(out_t), "--labels", str(out_l)]
+        code, out, err = run_cli([*args, "-m", "non_supported", "--format", "csv"], capsys)
+        assert code == 0, err
+        counts.update(metrics_counts(out, "non_supported"))
+    assert counts == {"ac": (2, 0, 0, 2), "nli": (2, 0, 0, 2)}

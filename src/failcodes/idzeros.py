@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from failcodes.spelling import lookalike
+
 #: Leading zeros of a whole number inside an id (``s007``, ``claim-01``, ``007``), kept for a
 #: lone ``0`` and after ``<digit>.`` (``v1.01``: a fraction or a version's later part).
 LEADING_ZEROS = re.compile(r"(?<![0-9])(?<![0-9]\.)0+(?=[0-9])")
@@ -26,41 +28,74 @@ def without_leading_zeros(text: str) -> str:
     return LEADING_ZEROS.sub("", text)
 
 
-def zero_twins(ids: Iterable[str]) -> list[tuple[str, str]]:
-    """Pairs of distinct ids written alike once leading zeros are off (``'01'``, ``'1'``).
+def spelled_twins(ids: Iterable[str]) -> list[tuple[str, str]]:
+    """Pairs of distinct ids written alike but for leading zeros, case, spacing or Unicode form.
 
-    The first id of each spelling met, then the other, in the order ``ids`` give them. Ids
-    without a leading zero are not folded unless one has it (a study's question ids, each
-    folded: ~55 ms per 100,000; the search for a zero first: a few).
+    ``01`` and ``1``, ``q1`` and ``Q1``, ``café`` composed and decomposed, ``q1`` and ``q1``
+    with a zero-width space (:func:`failcodes.spelling.lookalike`): question ids of one
+    answer written two ways were two questions in the counts and the bootstrap's clusters
+    (questions 3 for 2, exit 0; leading zeros alone were said). The first id of each
+    spelling met, then the other, in the order ``ids`` give them. ASCII ids are folded by
+    ``lower``, zeros only in an id holding a ``0``, spacing only in one holding two spaces
+    or another space (100,000 question ids: a set of the folded ids, then nothing more
+    where none falls together).
     """
     ids = list(ids)
-    search = LEADING_ZEROS.search
-    if not any("0" in text and search(text) for text in ids):
+    keys = [_spelled(text) for text in ids]
+    if len(set(keys)) == len(set(ids)):
         return []
     first: dict[str, str] = {}
     out: list[tuple[str, str]] = []
-    for text in ids:
-        seen = first.setdefault(without_leading_zeros(text), text)
+    for text, key in zip(ids, keys, strict=True):
+        seen = first.setdefault(key, text)
         if seen != text:
             out.append((seen, text))
     return out
 
 
+def _spelled(text: str) -> str:
+    """``text`` folded as :func:`spelled_twins` compares ids."""
+    folded = text.lower() if text.isascii() else lookalike(text).casefold()
+    if _SPACED.search(folded):
+        folded = " ".join(folded.split())
+    return without_leading_zeros(folded) if "0" in folded else folded
+
+
+#: Two spaces, or a space other than ' ', inside an id.
+_SPACED = re.compile(r"\s\s|[^\S ]")
+
+
+def _how(a: str, b: str) -> str:
+    """How two twins differ: leading zeros, case, spacing or Unicode form."""
+    a, b = without_leading_zeros(a), without_leading_zeros(b)
+    if a == b:
+        return "leading zeros"
+    if a.split() == b.split():
+        return "spacing"
+    return "case" if a.casefold() == b.casefold() else "Unicode form"
+
+
 def question_twins_clause(pairs: Sequence[Sequence[str]]) -> str:
-    """The first line's words on question ids told apart only by leading zeros ("" if none).
+    """The first line's words on question ids told apart only by spelling ("" if none).
 
     As ``agree`` says of unit ids and labels refuse of sentence ids (a label meets one of
     them): such questions stay two, and the line says so. Questions are the cluster
     bootstrap's clusters and the counts of questions: question '01' of one file and '1' of
-    another, one question, counted and resampled as two.
+    another (or 'q1' and 'Q1'), one question, counted and resampled as two.
     """
     if not pairs:
         return ""
     shown = ", ".join(f"{a!r} and {b!r}" for a, b in pairs[:3])
     more = f" (and {len(pairs) - 3} more)" if len(pairs) > 3 else ""
+    kinds = list(dict.fromkeys(sorted((_how(a, b) for a, b in pairs), key=_KINDS.index)))
+    how = " or ".join(kinds)
     return (
-        f"question ids that differ only in leading zeros are read as different questions "
+        f"question ids that differ only in {how} are read as different questions "
         f"({shown}{more}): each a question of its own in the counts and the bootstrap's "
         "clusters; write them one "
         "way if they name one question"
     )
+
+
+#: The ways two question ids may differ, in the order the first line names them.
+_KINDS = ["leading zeros", "case", "spacing", "Unicode form"]

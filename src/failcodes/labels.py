@@ -946,10 +946,20 @@ def _fold(text: str) -> str:
     trace's ``q1:s0``. Zeros inside an id too: ``s007`` in one system's file and ``s7`` in
     another's; whole numbers only (:mod:`failcodes.idzeros`): ``v1.01`` and ``v1.1`` are two
     ids. A whole number written as a float (``1.0``, a CSV of a pandas column widened by a
-    missing cell) is the ``1`` of another system's file.
+    missing cell) is the ``1`` of another system's file. Spacing inside an id too: ``q1 s2``
+    labelled, ``q1  s2`` traced (a text-made id, a sheet's double space), read as a sentence
+    without claims beside an unlabelled one (recall 1/2 for 2/2, exit 0).
     """
     folded = text.lower() if text.isascii() else lookalike(text).casefold()
+    if _SPACED.search(folded):  # 'q1  s2' or a line break inside, as 'q1 s2'
+        folded = " ".join(folded.split())
     return without_leading_zeros(folded.partition(".")[0] if _FLOAT_ID.fullmatch(text) else folded)
+
+
+#: How an id written with other spacing differs (a one-line message shows runs as one).
+_SPACING = "spacing (two spaces in a row, a tab or a line break where the other has one space)"
+#: Two spaces, or a space other than ' ', inside an id (spacing a mistake writes otherwise).
+_SPACED = re.compile(r"\s\s|[^\S ]")
 
 
 def _how_written(name: str, theirs: str) -> str:
@@ -958,6 +968,8 @@ def _how_written(name: str, theirs: str) -> str:
         return "as a float, as a CSV of a pandas column with a missing value holds it"
     if without_leading_zeros(name) == without_leading_zeros(theirs):
         return "with other leading zeros"
+    if name.split() == theirs.split():
+        return f"with other {_SPACING}"
     if unicodedata.normalize("NFC", name) == unicodedata.normalize("NFC", theirs):
         nfd = unicodedata.is_normalized("NFD", name)
         here = "NFD" if nfd else "NFC" if unicodedata.is_normalized("NFC", name) else "mixed"
@@ -1068,7 +1080,8 @@ def _mismatch_as_shared(
         if pos >= 0:
             zeros = without_leading_zeros(sid) == without_leading_zeros(sids[pos] or "")
             odd = first_unseen_difference(sids[pos] or "", sid)
-            how = "leading zeros" if zeros else "case, Unicode form"
+            spaced = sid.split() == (sids[pos] or "").split()
+            how = "leading zeros" if zeros else _SPACING if spaced else "case, Unicode form"
             return pos, (
                 f"no trace has sentence_id {sids[pos]!r}, but one has {sid!r} (ids are "
                 f"compared exactly: {how if odd is None else f'{how}: {odd}'}"

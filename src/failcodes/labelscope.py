@@ -201,7 +201,8 @@ class DataShape(FrozenModel):
     )
     question_zeros: tuple[tuple[str, str], ...] = Field(
         default=(),
-        description="Question ids of the traces that differ only in leading zeros ('01', "
+        description="Question ids of the traces that differ only in leading zeros, case, "
+        "spacing or Unicode form ('01', "
         "'1'): read as different questions (failcodes.idzeros), said on the first line.",
     )
 

@@ -304,7 +304,8 @@ class MetricResult(FrozenModel):
     )
     question_zeros: tuple[tuple[str, str], ...] = Field(
         default=(),
-        description="Question ids of the traces that differ only in leading zeros ('01', "
+        description="Question ids of the traces that differ only in leading zeros, case, "
+        "spacing or Unicode form ('01', "
         "'1'): different questions here, each counted and a bootstrap cluster of its own "
         "(a row holds the field only when there are some).",
     )
@@ -1436,10 +1437,13 @@ class ScopeFacts:
         return cls(shape, QuestionScope.ALL, {})
 
     def with_zeros(self, questions: Sequence[str]) -> ScopeFacts:
-        """These facts naming the question ids told apart only by leading zeros (idzeros)."""
-        from failcodes.idzeros import zero_twins
+        """These facts naming the question ids told apart only by how they are written.
 
-        pairs = tuple(zero_twins(questions))
+        Leading zeros, case, spacing or Unicode form: :func:`failcodes.idzeros.spelled_twins`.
+        """
+        from failcodes.idzeros import spelled_twins
+
+        pairs = tuple(spelled_twins(questions))
         if not pairs:
             return self
         return replace(self, shape=self.shape.model_copy(update={"question_zeros": pairs}))

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from failcodes.errors import StatisticsError
-from failcodes.idzeros import zero_twins
+from failcodes.idzeros import spelled_twins
 from failcodes.labels import Label, LabelIndex
 from failcodes.labelscope import (
     DataShape,
@@ -145,7 +145,7 @@ def paired_outcomes_from_traces(
             question_scope=scope,
             scope_given=QuestionScope(question_scope) is not QuestionScope.AUTO,
             without_claims=policy.value,
-            question_zeros=tuple(zero_twins(dict.fromkeys(qids))),
+            question_zeros=tuple(spelled_twins(dict.fromkeys(qids))),
         ),
         unanswered=unanswered,
         questions=qids,

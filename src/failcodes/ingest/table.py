@@ -996,7 +996,7 @@ class TableStream:
                 if row.trace.sentence and checks.text(row.trace):
                     self._confirm(checks)
                 if self.spec.verdict_threshold is not None:
-                    tally.scores.add(row.trace)
+                    tally.scores.add(row.trace, row.path, row.line)
                 if self._flags:
                     _refuse_error_flag(row, self._flags, self.spec)
                 said = self._said  # a vouched line's (row.raw empty): counted by its voucher
@@ -1341,6 +1341,7 @@ class TableStream:
                 self.notes.append(f"{path}: {truths_line(truths)}")
         threshold = self.spec.verdict_threshold
         if threshold is not None and tally.scores.count:
+            tally.scores.past_one(threshold, self.paths)
             self.notes.append(tally.scores.note(threshold, self.spec.below_threshold))
         absent = sorted(set(self.spec.declared_verdicts) - {"*"} - tally.systems)
         if absent:  # a study passes its pipelines' verdicts to each of its ingests
@@ -1546,19 +1547,52 @@ class _Scores:
     systems: dict[str, _Scores] = field(default_factory=dict)
     #: A high score marks an error (``--option score_means=error``): above is unsupported.
     error: bool = False
+    #: Where the first score past 1 was read (file, line): see :meth:`past_one`.
+    first_past: tuple[Path, int] | None = None
 
-    def add(self, trace: Trace | TraceLine) -> None:
+    def add(self, trace: Trace | TraceLine, path: Path, line: int) -> None:
         """Count one trace whose verdict came from its score (kept as its raw verdict)."""
-        self.systems.setdefault(trace.system, _Scores(error=self.error)).count_one(trace)
-        self.count_one(trace)
+        self.systems.setdefault(trace.system, _Scores(error=self.error)).count_one(
+            trace, path, line
+        )
+        self.count_one(trace, path, line)
 
-    def count_one(self, trace: Trace | TraceLine) -> None:
+    def count_one(self, trace: Trace | TraceLine, path: Path, line: int) -> None:
         """Count one trace in this tally alone."""
         self.count += 1
         self.above += (trace.verdict == Verdict.SUPPORTED) != self.error
         score = _score_of(str(trace.raw_verdict))  # (None: a raw_verdict column of its own)
         if score is not None:
             self.low, self.high = min(self.low, score), max(self.high, score)
+            if score > 1 and self.first_past is None:
+                self.first_past = (path, line)
+
+    def past_one(self, threshold: float, paths: Sequence[Path]) -> None:
+        """Refuse a system's scores of 0 and up past 1 read with a threshold of at most 1.
+
+        A threshold of 0.5 is a share of 1 (a probability); scores from 0 to 88 are a
+        percentage (or a 1-5 scale): 88, 64 and 12 read as supported, 0 alone not (TP 1,
+        FN 1, TN 2 for TP 2, TN 2 at 50, exit 0, said only in the note's range; beside a
+        verifier's 0-1 scores it read as a split). Scores below 0 (logits) are left alone.
+        """
+        if not 0 < threshold <= 1:
+            return
+        for name, one in sorted(self.systems.items()):
+            if one.first_past is None or one.low < 0:
+                continue
+            path, line = one.first_past
+            side = "the error side" if self.error else "supported"
+            raise InputError(
+                f"system {name!r}: scores from {one.low:g} to {one.high:g}, past 1, where "
+                f"--option verdict_threshold={threshold:g} is a share of 1 (a percentage or a "
+                f"1-5 scale read so put {one.above:,} of {one.count:,} at or above it, "
+                f"{side}): give the threshold on these scores' scale (verdict_threshold=50 "
+                "for percentages), ingesting a system whose scores are shares of 1 apart with "
+                "its own, or write the scores as shares (0.85, or 85%)",
+                path=path if len(paths) > 1 else paths[0],
+                line=line,
+                field="verdict",
+            )
 
     def note(self, threshold: float, below: Verdict) -> str:
         """The note: how many scores at or above the threshold, how many below, the range."""
