@@ -88,3 +88,15 @@ def test_a_weight_cell_written_with_an_underscore_is_refused(tmp_path: Path) -> 
     assert "an underscore is no part of a number (it was read as 5)" in str(info.value)
     path.write_text("1,0.5\n0.5,1\n")
     assert read_weight_matrix(path) == [[1.0, 0.5], [0.5, 1.0]]
+
+
+def test_a_category_written_with_an_underscore_is_refused() -> None:
+    # categories=['1', '2', '1_0'] beside ratings 1, 2, 10: main read 1_0 as the category 10
+    # (u3's 10 against 1 a disagreement, percent 2/3, no word)
+    frame = pd.DataFrame(
+        {"unit": ["u1", "u2", "u3"], "r1": ["1", "2", "10"], "r2": ["1", "2", "1"]}
+    )
+    with pytest.raises(ConfigError, match=r"'1_0' is not a number: an underscore is no part"):
+        ratings_from_frame(frame, unit_column="unit", categories=["1", "2", "1_0"])
+    table = ratings_from_frame(frame, unit_column="unit", categories=["1", "2", "10"])
+    assert table.categories.tolist() == [1.0, 2.0, 10.0]

@@ -1201,6 +1201,11 @@ def _ratings(
         [float(v) for v in present]
         given = None if categories is None else [float(c) for c in categories]
         _no_underscore(cells, ids, rater_cols, source)  # '1_0' read as the category 10
+        for category in categories or ():
+            if underscore_clause(category):  # --categories 1,2,1_0: 1_0 was 10
+                raise ConfigError(
+                    f"categories: {category!r} is not a number: {underscore_clause(category)}"
+                )
     except (TypeError, ValueError):  # text labels, coded 0..q-1 in their order
         every = sorted({str(v) for v in present})
         labels = every if categories is None else [str(c) for c in categories]
