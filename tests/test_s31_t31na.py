@@ -191,3 +191,24 @@ def test_agree_refuses_excel_error_text_as_a_rating_in_jsonl_and_parquet(
         f"failcodes: error: {table}:5, field 'r2': Excel error value #REF! (a formula that "
         "failed; the file holds its text): fix or clear the cell"
     )
+
+
+def test_ratings_from_frame_refuses_excel_error_text() -> None:
+    # a frame pandas.read_excel read keeps a failed formula's text: main read '#REF!' as a
+    # third category (RatingsTable ... categories: #REF!, X, Y), percent 3/5 for 3/4. Now
+    # refused naming the frame's row (position 4, u5) and column.
+    import pandas as pd
+
+    from failcodes import ratings_from_frame
+    from failcodes.errors import InputError
+
+    frame = pd.DataFrame(
+        {"r1": ["X", "Y", "X", "Y", "X"], "r2": ["X", "Y", "Y", "Y", "#REF!"]},
+        index=pd.Index(["u1", "u2", "u3", "u4", "u5"], name="unit"),
+    )
+    with pytest.raises(InputError) as caught:
+        ratings_from_frame(frame.reset_index())
+    assert str(caught.value) == (
+        "field 'r2': row 4: Excel error value #REF! (a formula that failed; the frame holds its "
+        "text): fix or clear the cell"
+    )

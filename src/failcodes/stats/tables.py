@@ -26,6 +26,7 @@ from failcodes.codesets import AND_JOINER, AND_PARTS, SET_SEPARATORS, listed_ite
 from failcodes.errors import ConfigError, InputError, StatisticsError
 from failcodes.idzeros import without_leading_zeros
 from failcodes.numbertext import underscore_clause, whole_number_text
+from failcodes.sheetio import ERRORS
 from failcodes.spelling import spelling_key
 from failcodes.stats.agreement import AgreementResult, Weights, agreements
 from failcodes.stats.bootstrap import FloatArray
@@ -986,6 +987,7 @@ def ratings_from_frame(
     if columns is not None:
         return _ratings(frame, unit_column, raters, categories, exclude, source, columns)
     try:
+        _no_excel_error(frame)
         return _ratings(frame, unit_column, raters, categories, exclude, source, columns)
     except InputError as e:
         reason = in_python_words(e.reason)
@@ -1112,6 +1114,28 @@ def _float(text: str) -> float | None:
         return float(text)
     except ValueError:
         return None
+
+
+def _no_excel_error(frame: pd.DataFrame) -> None:
+    """Refuse a text cell holding an Excel error value (``#REF!``: a formula that failed).
+
+    A frame ``pandas.read_excel`` read keeps its text: a ``#REF!`` rating was a category of
+    its own (percent 3/5 = 0.600 for 3/4, exit 0). A file's cells are refused as it is read.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        return  # (refused by _ratings in its words)
+    for i, column in enumerate(frame.columns):
+        cells = frame.iloc[:, i]  # (by place: a name given twice is refused by _ratings)
+        if pd.api.types.is_numeric_dtype(cells) or pd.api.types.is_bool_dtype(cells):
+            continue
+        if (hit := cells.isin(ERRORS - {"#N/A"}).to_numpy(dtype=bool)).any():
+            pos = int(hit.argmax())  # (#N/A: a missing mark, as the files' readers read it)
+            raise InputError(
+                f"Excel error value {cells.iloc[pos]} (a formula that failed; the frame holds "
+                "its text): fix or clear the cell",
+                line=pos + 2,
+                field=str(column),
+            )
 
 
 def _rows_named(text: str, frame: pd.DataFrame) -> str:
