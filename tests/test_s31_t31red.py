@@ -307,3 +307,78 @@ def test_percentages_at_their_own_threshold_and_logits_are_read(
         assert code == 0, err
         counts.update(metrics_counts(out, "non_supported"))
     assert counts == {"ac": (2, 0, 0, 2), "nli": (2, 0, 0, 2)}
+
+
+#: A grid of 2 retrievers x 2 verifiers stacked in one long table, a row per claim and pair,
+#: the system column the verifier's. s1, s2 are errors. Verdicts (R refuted, S supported)
+#: and the counts by hand under "refuted":
+#: bm25/gpt R R S S: TP 2, TN 2; bm25/llama R S R S: TP 1, FP 1, FN 1, TN 1;
+#: medcpt/gpt S S S S: FN 2, TN 2; medcpt/llama R R R R: TP 2, FP 2.
+_GRID = {
+    ("bm25", "gpt"): "RRSS",
+    ("bm25", "llama"): "RSRS",
+    ("medcpt", "gpt"): "SSSS",
+    ("medcpt", "llama"): "RRRR",
+}
+
+
+def _grid(folder: Path, pipeline: bool) -> Path:
+    rows = []
+    for (retriever, verifier), verdicts in _GRID.items():
+        for i, code in enumerate(verdicts):
+            row = [f"q{i // 2 + 1}", f"s{i + 1}", f"claim {i + 1}", retriever, verifier]
+            row += ["refuted" if code == "R" else "supported", "error" if i < 2 else "ok"]
+            rows.append(row + ([f"{retriever}/{verifier}"] if pipeline else []))
+    header = ["question_id", "sentence_id", "claim", "retriever", "system", "verdict", "label"]
+    return _write_csv(folder / "grid.csv", header + (["pipeline"] if pipeline else []), rows)
+
+
+@pytest.mark.parametrize(
+    ("options", "field", "pair"),
+    [
+        (["--option", "ids=claim"], "claim_id", "df['retriever'] + '/' + df['system']"),
+        (
+            ["--map", "retriever=system", "--map", "system=verifier"],
+            "verifier",
+            "df['system'] + '/' + df['retriever']",
+        ),
+    ],
+)
+def test_a_retriever_x_verifier_grid_is_refused_with_a_way_out_of_the_loop(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    options: list[str],
+    field: str,
+    pair: str,
+) -> None:
+    # Main: the duplicate claim's way (each retriever a system, --map retriever=system) and
+    # the two verifiers' way (--map system=system beside --map system=verifier, the system
+    # column kept: --map system=retriever) led into each other; no option reads the grid.
+    table = _grid(tmp_path, pipeline=False)
+    out = ["-o", str(tmp_path / "t.jsonl"), "--labels-out", str(tmp_path / "l.jsonl")]
+    code, _, err = run_cli(["ingest", "generic", str(table), *out, *_RULE, *options], capsys)
+    assert code == 2, err
+    assert err.count("\n") == 1, err
+    assert f"grid.csv:6, field '{field}'" in err or f"grid.csv:10, field '{field}'" in err
+    assert f"pandas: df['pipeline'] = {pair}, then --map pipeline=system" in err
+
+
+def test_the_grid_with_a_pipeline_column_is_read_as_four_systems(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = _grid(tmp_path, pipeline=True)
+    traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    args = ["ingest", "generic", str(table), "-o", str(traces), "--labels-out", str(labels)]
+    args += [*_RULE, "--map", "pipeline=system", "--map", "system=verifier"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    code, out, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "csv"], capsys
+    )
+    assert code == 0, err
+    assert metrics_counts(out, "refuted") == {
+        "bm25/gpt": (2, 0, 0, 2),
+        "bm25/llama": (1, 1, 1, 1),
+        "medcpt/gpt": (0, 0, 2, 2),
+        "medcpt/llama": (2, 2, 0, 0),
+    }

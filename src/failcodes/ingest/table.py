@@ -2256,6 +2256,8 @@ def _claim_once(
                 "passage or per retriever?): give one row per claim, its passages a list "
                 "(--map COLUMN=passages), or each retriever a system (--map retriever=system)"
             )
+            if before.retriever != row.trace.retriever:
+                reason += _grid_way(row.raw, spec, "retriever")
         if reason == exc.reason:  # no cause named above: the ways through of every input
             reason += f"; {traceio.ONE_NAME if first[0] != row.path else traceio.WITHIN_QUESTION}"
         raise _row_error(row, "claim_id", reason) from None
@@ -2360,7 +2362,32 @@ def _one_verifier(verifiers: dict[int, int], row: _Row, spec: TableSpec) -> None
         f"{trace.system!r}) was checked by verifier {trace.verifier!r} here and by another at "
         f"line {first & _LINE_MASK}: two pipelines under one system name, their claims pooled "
         f"into one sentence; give each its own system: --map {column}=system beside --map "
-        f"{column}=verifier (a system column kept: --map system=retriever, or --map system=)",
+        f"{column}=verifier (a system column kept: --map system=retriever, or --map system=)"
+        + _grid_way(row.raw, spec, "verifier"),
+    )
+
+
+def _grid_way(raw: Mapping[str, Any], spec: TableSpec, field: str) -> str:
+    """The way through for a grid of retrievers x verifiers, each pair a pipeline ("" if not).
+
+    A long table, a row per claim and (retriever, verifier) pair, the system column the
+    verifier's: the duplicate claim's way (each retriever a system, ``field`` "retriever")
+    met the two verifiers' refusal, whose way (each verifier a system, ``field``
+    "verifier") met the duplicate claim again; no option names a system by two columns.
+    Said when the system comes from a column of the row other than ``field``'s.
+    """
+    own = next((c for c in _sources_of(field, spec) if c in raw), None)
+    system = next((c for c in _sources_of("system", spec) if c in raw), None)
+    if own is None or system is None or own == system:
+        return ""
+    if field == "verifier" and "retriev" not in system.casefold():
+        return ""  # a pipeline's own system column (rag): --map model=system is the way
+    pair = f"df[{own!r}] + '/' + df[{system!r}]"
+    role = "verifier" if field == "retriever" else "retriever"
+    return (
+        f" (a grid, each ({own}, {system}) pair a pipeline? no option names a system by two "
+        f"columns: write one naming the pair, pandas: df['pipeline'] = {pair}, then --map "
+        f"pipeline=system --map {system}={role})"
     )
 
 
