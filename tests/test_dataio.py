@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from failcodes import fileio, labelio, traceio
 from failcodes.errors import InputError
 from failcodes.labels import Label
+from failcodes.tableio import CELL_ERRORS, NO_ID
 from failcodes.tracelines import missing_mark
 from failcodes.traces import Passage, Trace
 from failcodes.verdicts import Verdict
@@ -246,14 +247,17 @@ def test_atomic_batch_leaves_nothing_on_error(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------ property: lossless round trip
 
+#: Any text but an Excel error value alone ('#VALUE!', '#REF!': a CSV cell holding one is
+#: refused on reading, tableio.CELL_ERRORS, 4abf3b7: bad input, a formula that failed).
 _text = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1
-)
+).filter(lambda t: t not in CELL_ERRORS)
 _opt = st.none() | _text
-#: Ids are any text but blank or with spaces around them, or a number in scientific notation
-#: as a spreadsheet shows it, 1.23457E+11 (refused on reading: bad input).
+#: Ids are any text but blank or with spaces around them, a number in scientific notation
+#: as a spreadsheet shows it, 1.23457E+11, or no id ('#N/A', 'NA', 'nan', 'null' in any case:
+#: tableio.NO_ID, 5406721) (refused on reading: bad input).
 _SHOWN = re.compile(r"[+-]?[0-9]+(?:\.[0-9]*)?[eE][+-][0-9]+")
-_id = _text.map(str.strip).filter(lambda t: bool(t) and not _SHOWN.fullmatch(t))
+_id = _text.map(str.strip).filter(lambda t: bool(t) and not _SHOWN.fullmatch(t) and t not in NO_ID)
 _passage = st.builds(
     Passage,
     passage_id=_text,
