@@ -55,14 +55,20 @@ def spelled_twins(ids: Iterable[str]) -> list[tuple[str, str]]:
 
 def _spelled(text: str) -> str:
     """``text`` folded as :func:`spelled_twins` compares ids."""
-    folded = text.lower() if text.isascii() else lookalike(text).casefold()
-    if _SPACED.search(folded):
-        folded = " ".join(folded.split())
+    folded = single_spaced(text.lower() if text.isascii() else lookalike(text).casefold())
     return without_leading_zeros(folded) if "0" in folded else folded
 
 
 #: Two spaces, or a space other than ' ', inside an id.
 _SPACED = re.compile(r"\s\s|[^\S ]")
+
+
+def single_spaced(text: str) -> str:
+    """``text`` with each run of spacing as one ' ' (``'q1  s2'``, a tab, a line break inside).
+
+    Returned as it is (no copy) where it holds no such run: the common case of an id.
+    """
+    return " ".join(text.split()) if _SPACED.search(text) else text
 
 
 def _how(a: str, b: str) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from failcodes.errors import ConfigError, InputError, clip
-from failcodes.idzeros import without_leading_zeros
+from failcodes.idzeros import single_spaced, without_leading_zeros
 from failcodes.labelcols import (
     TOTAL_ID_FIELDS,
     LabelColumns,
@@ -951,15 +951,12 @@ def _fold(text: str) -> str:
     without claims beside an unlabelled one (recall 1/2 for 2/2, exit 0).
     """
     folded = text.lower() if text.isascii() else lookalike(text).casefold()
-    if _SPACED.search(folded):  # 'q1  s2' or a line break inside, as 'q1 s2'
-        folded = " ".join(folded.split())
+    folded = single_spaced(folded)  # 'q1  s2' or a line break inside, as 'q1 s2'
     return without_leading_zeros(folded.partition(".")[0] if _FLOAT_ID.fullmatch(text) else folded)
 
 
 #: How an id written with other spacing differs (a one-line message shows runs as one).
 _SPACING = "spacing (two spaces in a row, a tab or a line break where the other has one space)"
-#: Two spaces, or a space other than ' ', inside an id (spacing a mistake writes otherwise).
-_SPACED = re.compile(r"\s\s|[^\S ]")
 
 
 def _how_written(name: str, theirs: str) -> str:
