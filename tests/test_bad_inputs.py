@@ -6801,6 +6801,26 @@ T31RED_CASES: list[Case] = [
 ]
 
 
+T32RED_CASES: list[Case] = [
+    Case(
+        # label ids a spreadsheet saved as dates ('1-2' -> '2-Jan') beside traces '1-2': the
+        # label counted as a sentence without claims, the trace's as unlabelled (exit 0)
+        "metrics/label-ids-saved-as-dates",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write(
+            {
+                "t.jsonl": '{"system": "A", "question_id": "1", "sentence_id": "1-2", '
+                '"claim_id": "c1", "claim": "x", "verdict": "refuted"}\n'
+                '{"system": "A", "question_id": "13", "sentence_id": "13-1", '
+                '"claim_id": "c2", "claim": "y", "verdict": "refuted"}\n',
+                "l.csv": "question_id,sentence_id,has_error\n1,2-Jan,1\n13,13-1,0\n",
+            }
+        ),
+        expect=("l.csv:2, field 'sentence_id'", "read the id as a date"),
+    ),
+]
+
+
 T31NA_CASES: list[Case] = [
     Case(
         # a VLOOKUP that failed left '#N/A' as a system in a trace JSONL: read as a third
@@ -6876,6 +6896,7 @@ CASES = (
     + T31READ_CASES
     + T31RED_CASES
     + T31NA_CASES
+    + T32RED_CASES
 )
 
 

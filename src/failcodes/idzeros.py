@@ -9,12 +9,17 @@ or a dotted version's later part (``v1.01``), where ``01`` and ``1`` are not one
 (1.01 and 1.1 differ; Perl versions read 1.01 < 1.1), so its zeros are kept. A version
 scheme that reads ``1.01`` as ``1.1`` (PEP 440) is then compared exactly, as every id was
 before zeros were folded: nothing is merged or refused as the same that may not be.
+
+:func:`date_sources` goes the other way for one artefact: an id a spreadsheet read as a date
+(``1-2`` opened in Excel is the 2nd of January, saved back as ``2-Jan``) names the ids it may
+have been.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from itertools import permutations, product
 
 from failcodes.spelling import lookalike
 
@@ -105,3 +110,55 @@ def question_twins_clause(pairs: Sequence[Sequence[str]]) -> str:
 
 #: The ways two question ids may differ, in the order the first line names them.
 _KINDS = ["leading zeros", "case", "spacing", "Unicode form"]
+
+
+#: An id as a spreadsheet writes the date it read it as: ``2-Jan``, ``02-Jan-24``, ``Jan-32``,
+#: ``1/2/2024``, ``2024-01-02``, ``02.01.2024`` (parts split on ``-``, ``/``, ``.``, a space).
+_DATE_PARTS = re.compile(r"[-/. ]")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def date_sources(text: str) -> list[str]:
+    """The ids a spreadsheet may have read as the date ``text`` shows ([] if it shows none).
+
+    Excel reads a cell ``1-2`` or ``1/2`` as a date (the 2nd of January; the 1st of February
+    where days come first) and saves the CSV as it shows it, ``2-Jan`` (``1-32``: January
+    1932, ``Jan-32``; ``1-2-2024``: ``1/2/2024``; ``2024-01-02`` likewise). A date shown with
+    a month's name (``2-Jan``, ``Jan-32``, ``2-Jan-24``), or by three numbers with a
+    four-digit year or slashes (``1/2/2024``, ``2024-01-02``, ``02.01.2024``), gives its
+    numbers in every order, joined by ``-``, ``/`` or ``.``, each as written and padded to two
+    digits, a year also by its last two digits (a two-digit one also as 19xx and 20xx): a
+    superset of what was typed, for a caller to look up among ids it knows.
+    """
+    parts = _DATE_PARTS.split(text)
+    if not 2 <= len(parts) <= 3 or len(text) > 20:
+        return []
+    named = [p for p in parts if not p.isdigit()]
+    if named:
+        if len(named) > 1 or named[0][:3].lower() not in _MONTHS or len(named[0]) < 3:
+            return []
+        numbers = [str(_MONTHS.index(p[:3].lower()) + 1) if p in named else p for p in parts]
+    elif len(parts) == 3 and ("/" in text or any(len(p) == 4 for p in parts)):
+        numbers = parts
+    else:
+        return []
+    if not all(n.isdigit() and len(n) in (1, 2, 4) for n in numbers):
+        return []
+    forms = [_number_forms(n) for n in numbers]
+    out: set[str] = set()
+    for order in permutations(range(len(numbers))):
+        for chosen in product(*(forms[i] for i in order)):
+            out.update(sep.join(chosen) for sep in "-/.")
+    out.discard(text)
+    return sorted(out)
+
+
+def _number_forms(number: str) -> set[str]:
+    """A date's number as an id may have written it: as is, unpadded, padded, a year's two ways."""
+    n = int(number)
+    forms = {number, str(n), f"{n:02d}"}
+    if len(number) == 4:
+        forms.add(number[2:])
+    elif len(number) == 2:
+        forms.update({f"19{number}", f"20{number}"})
+    return forms

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from failcodes.errors import ConfigError, InputError, clip
-from failcodes.idzeros import single_spaced, without_leading_zeros
+from failcodes.idzeros import date_sources, single_spaced, without_leading_zeros
 from failcodes.labelcols import (
     TOTAL_ID_FIELDS,
     LabelColumns,
@@ -1084,6 +1084,9 @@ def _mismatch_as_shared(
                 f"compared exactly: {how if odd is None else f'{how}: {odd}'}"
                 "); write the trace's id"
             )
+    dated = _read_as_dates(missing.values(), sids, untraced)
+    if dated is not None:
+        return dated
     if not matched and example is not None:
         pos = min(missing.values())
         return pos, (
@@ -1106,6 +1109,37 @@ def _mismatch_as_shared(
     if crossed is not None:
         return crossed
     return _labelled_written_two_ways(labels, _trace_sentences(traces)[1])
+
+
+def _read_as_dates(
+    positions: Iterable[int],
+    sids: Sequence[str | None],
+    untraced: Callable[[Sequence[str | None]], list[int]],
+) -> tuple[int, str] | None:
+    """``(position, message)`` of a sentence label whose id a spreadsheet turned into a date.
+
+    Labels kept in Excel: a sentence id ``1-2`` (question 1, sentence 2) was read as the 2nd
+    of January and saved as ``2-Jan``; it named no trace's sentence, so under its question
+    it counted as a sentence without claims (no error flagged) and the trace's ``1-2`` as
+    unlabelled (TP 1, FP 1, FN 1, TN 3 for TP 2, FP 1, TN 3, exit 0, said only as "labels
+    cover 6 of 9 sentences"). Refused when an id the date may have been
+    (:func:`failcodes.idzeros.date_sources`) is a trace's sentence id.
+    """
+    for pos in sorted(positions):
+        sources = date_sources(sids[pos] or "")
+        if not sources:
+            continue
+        gone = set(untraced(sources))
+        found = [sid for i, sid in enumerate(sources) if i not in gone]
+        if found:
+            return pos, (
+                f"no trace has sentence_id {sids[pos]!r}, but one has {found[0]!r}: a "
+                f"spreadsheet (Excel) read the id as a date and saved the date, {sids[pos]!r} "
+                "(read so, the label counted as a sentence without claims, no error flagged, "
+                "and the trace's sentence as unlabelled); write the labels' ids as the traces "
+                "do (import the column as Text, not General)"
+            )
+    return None
 
 
 def _numbered_from_zero(
@@ -1296,7 +1330,7 @@ def _labelled_written_two_ways(
         default=None,  # the first label in file order: trace ids may come as a set, unordered
     )
     if hit is None:
-        return None
+        return _traced_as_dates(labelled, others, field)
     pos, first, tid = hit
     same_letters = lookalike(tid) == lookalike(first)
     shown = ascii(tid) if same_letters else repr(tid)  # two forms look alike
@@ -1312,6 +1346,42 @@ def _labelled_written_two_ways(
         f"claims under {shown} count unlabelled and a system that wrote only {shown} "
         f"is scored as making no claim for {first!r} (no error flagged); write the id "
         "one way in every traces file"
+    )
+
+
+def _traced_as_dates(
+    labelled: Mapping[str, int], others: Sequence[str], field: str
+) -> tuple[int, str] | None:
+    """A labelled id a traces file writes as the date a spreadsheet read it as, or the reverse.
+
+    One system's traces opened and saved in Excel: its sentence ``1-2`` became ``2-Jan``, so
+    its claims were unlabelled and the labelled ``1-2`` counted as a sentence it made no claim
+    for (TP 1, FP 1, FN 1, TN 3 for TP 2, FP 1, TN 3, exit 0, said only as a coverage count);
+    labels saved with it (``2-Jan``) missed the other systems' ``1-2`` so.
+    """
+    hits = [
+        (labelled[source], source, tid, tid)
+        for tid in others
+        for source in date_sources(tid)
+        if source in labelled
+    ]
+    rest = set(others)
+    hits += [
+        (pos, key, source, key)
+        for key, pos in labelled.items()
+        for source in date_sources(key)
+        if source in rest
+    ]
+    if not hits:
+        return None
+    pos, first, tid, date = min(hits)
+    kind = "claim" if field == "claim_id" else "sentence"
+    typed = tid if date == first else first
+    return pos, (
+        f"the traces write {kind} {first!r} also as {tid!r}: a spreadsheet (Excel) read "
+        f"{typed!r} as a date and saved the date, {date!r}, so the label applies to "
+        f"{first!r} only and the claims under {tid!r} count unlabelled; write the id one way "
+        "in every traces file and the labels (import the column as Text, not General)"
     )
 
 

@@ -1,0 +1,139 @@
+"""Session 32 (t32red): whole-CLI data shapes nobody tried, run as a researcher would."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import metrics_counts, run_cli
+
+#: Questions 1 and 13, three sentences each, one claim a sentence, ids 'Q-S' ('1-2': question
+#: 1, sentence 2). (verdict, the clinician's error) by hand under -m refuted:
+#: 1-1 refuted/error TP, 1-2 supported/ok TN, 1-3 supported/ok TN,
+#: 13-1 refuted/error TP, 13-2 supported/ok TN, 13-3 refuted/ok FP -> TP 2, FP 1, FN 0, TN 3.
+_SENTENCES = {
+    ("1", "1"): ("refuted", True),
+    ("1", "2"): ("supported", False),
+    ("1", "3"): ("supported", False),
+    ("13", "1"): ("refuted", True),
+    ("13", "2"): ("supported", False),
+    ("13", "3"): ("refuted", False),
+}
+
+
+def _excel(question: str, sentence: str) -> str:
+    """The id as Excel (US) saves a cell '1-2' it read as a date: '2-Jan'; '13-1' is no date."""
+    month = int(question)
+    if month > 3:
+        return f"{question}-{sentence}"
+    return f"{sentence}-{['Jan', 'Feb', 'Mar'][month - 1]}"
+
+
+def _traces(path: Path, system: str, *, excel: bool = False) -> Path:
+    rows = []
+    for (q, s), (verdict, _) in _SENTENCES.items():
+        sid = _excel(q, s) if excel else f"{q}-{s}"
+        rows.append(
+            {
+                "system": system,
+                "question_id": q,
+                "sentence_id": sid,
+                "claim_id": f"{q}-{s}-c",
+                "claim": f"Claim {q} {s}.",
+                "verdict": verdict,
+            }
+        )
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _labels(path: Path, *, excel: bool) -> Path:
+    lines = ["question_id,sentence_id,has_error"]
+    for (q, s), (_, error) in _SENTENCES.items():
+        sid = _excel(q, s) if excel else f"{q}-{s}"
+        lines.append(f"{q},{sid},{'TRUE' if error else 'FALSE'}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_hand_counts_with_ids_as_typed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    traces = _traces(tmp_path / "t.jsonl", "sysA")
+    labels = _labels(tmp_path / "l.csv", excel=False)
+    code, out, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "csv"], capsys
+    )
+    assert code == 0, err
+    assert metrics_counts(out, "refuted") == {"sysA": (2, 1, 0, 3)}  # by hand, above
+
+
+@pytest.mark.parametrize("command", ["metrics", "disagreements", "compare"])
+def test_label_ids_a_spreadsheet_saved_as_dates_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # The labels went through Excel: '1-1', '1-2', '1-3' saved as '1-Jan', '2-Jan', '3-Jan'
+    # ('13-1' is no date: kept). Main read them: the three named no trace's sentence but
+    # question 1, so they counted as sentences without claims (1-Jan an error: FN; 2-Jan,
+    # 3-Jan TN) and the traces' 1-1..1-3 as unlabelled: TP 1, FP 1, FN 1, TN 3 (recall 1/2)
+    # for TP 2, FP 1, FN 0, TN 3 (recall 2/2), exit 0, said only as "labels cover 6 of 9".
+    traces = _traces(tmp_path / "t.jsonl", "sysA")
+    labels = _labels(tmp_path / "l.csv", excel=True)
+    args = [command, "--traces", str(traces), "--labels", str(labels)]
+    if command == "disagreements":
+        args += ["-o", str(tmp_path / "d.jsonl")]
+    if command == "compare":
+        args += ["--traces", str(_traces(tmp_path / "b.jsonl", "sysB")), "-m", "refuted"]
+    code, out, err = run_cli(args, capsys)
+    assert code == 2, out
+    assert "l.csv:2, field 'sentence_id'" in err
+    assert "no trace has sentence_id '1-Jan', but one has '1-1'" in err
+    assert "read the id as a date" in err
+    assert not (tmp_path / "d.jsonl").exists()
+
+
+def test_label_ids_saved_as_dates_refused_by_the_python_functions(tmp_path: Path) -> None:
+    import failcodes as fc
+    from failcodes.errors import InputError
+
+    traces = fc.read_traces(_traces(tmp_path / "t.jsonl", "sysA"))
+    labels = fc.read_labels(_labels(tmp_path / "l.csv", excel=True))
+    with pytest.raises(InputError, match="'1-Jan', but one has '1-1'"):
+        fc.compute_metrics(traces, labels)
+
+
+@pytest.mark.parametrize("labels_excel", [False, True])
+def test_one_systems_trace_ids_saved_as_dates_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], labels_excel: bool
+) -> None:
+    # sysB's traces went through Excel ('1-1' -> '1-Jan'), sysA's did not. Main, labels as
+    # typed: sysA TP 2, FP 1, TN 3 (right); sysB's 1-Jan..3-Jan unlabelled and the labelled
+    # 1-1..1-3 sentences it 'made no claim for': TP 1, FP 1, FN 1, TN 3 for TP 2, FP 1, TN 3,
+    # exit 0, said only as "sysB: 6 of 9". Labels saved with sysB's (1-Jan): sysA's the same.
+    a = _traces(tmp_path / "a.jsonl", "sysA")
+    b = _traces(tmp_path / "b.jsonl", "sysB", excel=True)
+    labels = _labels(tmp_path / "l.csv", excel=labels_excel)
+    code, out, err = run_cli(
+        ["metrics", "--traces", str(a), "--traces", str(b), "--labels", str(labels)], capsys
+    )
+    assert code == 2, out
+    assert "the traces write sentence" in err
+    assert "a spreadsheet (Excel) read '1-1' as a date and saved the date, '1-Jan'" in err
+
+
+def test_date_sources_by_hand() -> None:
+    from failcodes.idzeros import date_sources
+
+    # Excel (US) reads '1-2' as 2 January, shows and saves '2-Jan'; (UK) 1 February, '1-Feb';
+    # '1-32' as January 1932, 'Jan-32'; '2024-01-02' as a date saved '1/2/2024'.
+    assert {"1-2", "1/2", "2-1", "01-02"} <= set(date_sources("2-Jan"))
+    assert "1-2" in date_sources("1-Feb")
+    assert "1-32" in date_sources("Jan-32")
+    assert "2024-01-02" in date_sources("1/2/2024")
+    # ids that show no date: none
+    assert date_sources("q1:s2") == []
+    assert date_sources("1-2") == []  # two numbers alone: an id, not a date shown
+    assert date_sources("1.2.10") == []  # a version: no four-digit year, no slash
+    assert date_sources("Foo-2") == []
