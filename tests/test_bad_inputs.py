@@ -4240,6 +4240,27 @@ REDTEAM_CASES: list[Case] = [
         "rating: no row)",
     ),
     Case(
+        # r1's rows 'none' and '-' of one unit joined into the set {none, -} (t32agree)
+        "agree/sets-long-two-marks-for-one-rating",
+        ("agree", "{d}/r.csv", "--sets", ";"),
+        _write(
+            {"r.csv": "unit,rater,code\nu1,ann1,none\nu1,ann1,-\nu1,ann2,X\nu2,ann1,Y\nu2,ann2,Y\n"}
+        ),
+        line="failcodes: error: {d}/r.csv:3, field 'code': '-' beside 'none' (line 2) for unit "
+        "'u1' and rater 'ann1': their rows join into one code set, and two marks for one rating "
+        "(no code, or a missing rating?): keep the row that holds (no code given: 'none' alone; "
+        "a missing rating: no row)",
+    ),
+    Case(
+        # a rater column there: the refusal said "no rater column? add one" (t32agree)
+        "agree/long-two-columns-beside-the-rater",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "unit,rater,code,severity\nu1,r1,A,1\nu1,r2,A,2\nu2,r1,B,1\n"}),
+        line="failcodes: error: {d}/r.csv:3, field 'unit': unit 'u1' is on two rows (first at "
+        "line 2): one row per unit and rater? name the columns with --long rater,RATING_COLUMN "
+        "(the ratings: one of code, severity; the other columns are not read)",
+    ),
+    Case(
         "agree/sets-with-weights",
         ("agree", "{d}/r.csv", "--sets", ";", "--weights", "quadratic"),
         _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a\nu3,b,b\n"}),

@@ -65,6 +65,7 @@ from failcodes.stats.tableshape import (
     one_way,
     present,
     refuse_rows_not_units,
+    time_column,
     value_key,
     without_not_ratings,
 )
@@ -238,8 +239,13 @@ def detect_long(
             return None
         unit_column = named[0]
     rest = [c for c in cols if c not in (unit_column, rater_named[0])]
-    if len(rest) > 1:  # a time or a note beside the rating (`unit,annotator,label,seconds`)
-        rest = [c for c in rest if not NOT_RATING_WORDS.intersection(name_words(c))]
+    if len(rest) > 1:  # a time or a note beside the rating (`unit,annotator,label,seconds`,
+        # `created_at`: refused before as a unit on two rows, "no rater column?")
+        rest = [
+            c
+            for c in rest
+            if not NOT_RATING_WORDS.intersection(name_words(c)) and not time_column(c, frame[c])
+        ]
     if len(rest) != 1 or unit_column not in cols:
         return None
     if not frame[unit_column].duplicated().any():  # long only if the raters are no ratings
@@ -1659,7 +1665,9 @@ def _no_mark_beside_rows(
 ) -> None:
     """A long table's (unit, rater) rows joining 'none' (or 'NA') with a code: refused.
 
-    The rows' codes are joined into one set: a row 'none' beside a row 'X' was {none, X}.
+    The rows' codes are joined into one set: a row 'none' beside a row 'X' was {none, X}; a
+    row 'none' beside a row '-' (no code, and a missing rating) was the set {none, -}: an
+    exact-set disagreement with another rater's 'none' and a per-code row for '-', exit 0.
     """
     marks: dict[tuple[Any, ...], tuple[int, str]] = {}
     codes: dict[tuple[Any, ...], tuple[int, str]] = {}
@@ -1669,16 +1677,22 @@ def _no_mark_beside_rows(
             continue
         mine = marks if spelling_key(value) in MISSING_MARKS else codes
         other = codes if mine is marks else marks
-        mine.setdefault(key, (row, value.strip()))
+        was = mine.setdefault(key, (row, value.strip()))
+        if mine is marks and was[1] != value.strip():  # two marks: which one holds?
+            other = marks
         if key in other:
             mark, code = (
                 (value.strip(), other[key][1]) if mine is marks else (other[key][1], value.strip())
             )
+            why = (
+                "two marks for one rating (no code, or a missing rating?): keep the row that holds"
+                if other is mine
+                else "a mark of no code or of a missing rating cannot stand beside codes"
+            )
             raise InputError(
                 f"{mark!r} beside {code!r} (line {line_of(other[key][0])}) for unit "
-                f"{key[-2]!r} and rater {key[-1]!r}: their rows join into one code set, and a "
-                "mark of no code or of a missing rating cannot stand beside codes (no code "
-                "given: 'none' alone; a missing rating: no row)",
+                f"{key[-2]!r} and rater {key[-1]!r}: their rows join into one code set, and "
+                f"{why} (no code given: 'none' alone; a missing rating: no row)",
                 path=source,
                 line=line_of(row),
                 field=rating,

@@ -165,6 +165,27 @@ NOT_RATING_WORDS = frozenset(
 )
 
 
+#: A date, or a date and time, as ISO 8601 writes it (``2026-01-02``, ``2026-01-02T10:00Z``).
+ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?")
+
+
+def time_column(name: str, values: pd.Series) -> bool:
+    """True for a column of times: named so (``created_at``, ``updated_at``) or all dates.
+
+    Beside a long table's rating (``unit,rater,code,created_at``, an annotation tool's export)
+    such a column made the table not found as long, refused as a unit on two rows.
+    """
+    words = name_words(name)
+    if len(words) >= 2 and words[-1] == "at":
+        return True
+    cells = [v for v in values.tolist() if not blank(v)]
+    return bool(cells) and all(
+        isinstance(v, dt.date | dt.time | pd.Timestamp)
+        or (isinstance(v, str) and ISO_TIME.fullmatch(v.strip()) is not None)
+        for v in cells
+    )
+
+
 #: Words that name a column computed from the ratings: a row's total or count, an
 #: agreement flag (matched as :data:`NOT_RATING_WORDS` are).
 DERIVED_WORDS = frozenset(
@@ -736,13 +757,22 @@ def one_row_per_unit(
             line=line_of(row),
             field=unit,
         )
+    # a rater column there (`unit,rater,code,severity`): "no rater column?" was false
+    named = [str(c) for c in frame.columns if normal_name(str(c)) in RATER_NAMES]
+    rest = [str(c) for c in frame.columns if str(c) not in (*key, *named)]
+    way = (
+        f"--long {named[0]},RATING_COLUMN (the ratings: one of {', '.join(rest[:4])}; the "
+        "other columns are not read)"
+        if len(named) == 1 and rest
+        else "--long RATER_COLUMN,RATING_COLUMN (no rater column? add one naming the rater of "
+        "each row)"
+    )
     raise InputError(
         f"unit {this!r} is {that!r} (line {line_of(first)}) with spaces around it: one unit on "
         "two rows (each spelling would be a unit of its own)? write it one way"
         if this != that
         else f"unit {this!r} is on two rows (first at line {line_of(first)}): one row per "
-        "unit and rater? name the columns with --long RATER_COLUMN,RATING_COLUMN (no rater "
-        "column? add one naming the rater of each row)",
+        f"unit and rater? name the columns with {way}",
         path=source,
         line=line_of(row),
         field=unit,
