@@ -81,13 +81,18 @@ class AttributeResult:
     #: Some codes are a model's beside the heuristic baseline's (a cascade, or a panel of the
     #: offline judge and a model): "codes: heuristic baseline" would say all are heuristic.
     mixed: bool = False
-    #: Systems whose claims auto attributed both by gold evidence and by the judge's codes
+    #: Systems read partly closed-book (``ItemSource.mixed_notes``), systems whose claims auto
+    #: attributed both by gold evidence and by the judge's codes
     #: (:class:`~failcodes.attribution.GoldFlags`), and claims whose ranks skip within the
     #: top k (:class:`~failcodes.attribution.RankGaps`): said first, and by ``failcodes run``.
     gold_mix: list[str] = field(default_factory=list)
 
     def said(self) -> list[str]:
         """What ``failcodes run`` says on stderr too: a system attributed two ways.
+
+        (A system read partly closed-book, partly retrieved was said in the step's log alone:
+        its closed-book claims' disagreements went to verification with no word on the run's
+        output.)
 
         In the step's log alone, a study whose data set flags its gold passages alone read its
         retrieval failures as verification (or undetermined) with no word on its output.
@@ -207,7 +212,8 @@ class AttributeRequest(Request):
                 coded_by[f"{coder}{label}"] += n
         if heuristic:
             note(HEURISTIC_NOTE)
-        first = [*gold.lines(), *([skipped] if skipped else [])]  # said by `failcodes run`
+        # said by `failcodes run` (a system read partly closed-book was in the step's log alone)
+        first = [*source.mixed_notes(), *gold.lines(), *([skipped] if skipped else [])]
         return AttributeResult(count, tables, self.output, heuristic, coded_by, mixed, first)
 
     def _write_notes(self, batch: Any, source: Any, gold: GoldFlags, gaps: RankGaps) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import pandas as pd
 
@@ -593,6 +593,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     claimless: dict[str, set[str]] = {}  # ... of which no row has a claim (_uncoded_notes)
     in_sets: dict[tuple[str, ...], set[str]] = {}  # a disagreement's ids -> its data sets
     evidence: dict[str, dict[str, set[str]]] = {}  # data set -> system -> evidence sources
+    mixed: dict[str, dict[str, Counter[str]]] = {}  # ... -> disagreements per evidence source
     # kept only where two data sets have attribution tables: one data set's held each row's
     # ids (~490 bytes a disagreement, 48 MB at 10x paper scale) to count none shared
     tabled = [n for n in layout.attribution_datasets() if layout.attribution_table(n).exists()]
@@ -615,11 +616,13 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 has_claims = att.loc[att["reason"] != NO_CLAIMS, "system"].astype(str)
                 claimless[name] = with_rows[name] - set(has_claims)
             if "system" in att and "evidence_source" in att:  # Table 8's provided columns
-                pairs = att[["system", "evidence_source"]].astype(str).drop_duplicates()
-                for system, source in pairs.itertuples(index=False, name=None):
+                pairs = att[["system", "evidence_source"]].astype(str).value_counts()
+                for key, n in pairs.items():
+                    system, source = (str(part) for part in cast(tuple[object, object], key))
                     evidence.setdefault(name, {}).setdefault(system, set()).update(
                         source.split("+")
                     )
+                    mixed.setdefault(name, {}).setdefault(system, Counter())[source] += int(n)
             # kind too: a pilot inside the full set repeats its label and verdict (the same FN or
             # FP); ids reused by two data sets (q1, s1 in each) with an FN in one and an FP in
             # the other were said as "overlapping data sets?"
@@ -701,7 +704,9 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     once: dict[str | None, tuple[FirstUnits, list[str]]] = {}
     no_ids: list[str] = []  # tables without unit ids (made by hand): their rows count each
     coded_systems: dict[tuple[str, str], set[str]] = {}  # (data set, kind) -> systems
-    provided: set[str] = set()  # Table 8's columns of provided evidence (not retrieved)
+    # Table 8's columns of provided evidence (not retrieved) -> the systems they pool whose
+    # evidence was given, and those whose was retrieved (a retriever name both share)
+    provided: dict[str, tuple[set[str], set[str]]] = {}
     for path, columns, kind, name in coded:
         if cb is None:  # not so: the bundled one at the least (above)
             break
@@ -721,8 +726,12 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             per_passage.append(tally)
             given = {s for s, e in evidence.get(name, {}).items() if EvidenceSource.PROVIDED in e}
             if given and "system" in tally:  # the columns holding evidence given with the item
-                held = tally.loc[tally["system"].astype(str).isin(given), "retriever"]
-                provided.update(map(str, held))
+                systems = tally["system"].astype(str)
+                for column in set(map(str, tally.loc[systems.isin(given), "retriever"])):
+                    pooled_in = tally["retriever"].astype(str) == column
+                    had, got = provided.setdefault(column, (set(), set()))
+                    had.update(systems[pooled_in & systems.isin(given)])
+                    got.update(systems[pooled_in & ~systems.isin(given)])
         else:
             per_trace.append(_prefixed(tally, "verifier", prefix or "", prefix is not None))
     pp_all = pd.concat(per_passage, ignore_index=True) if per_passage else None
@@ -960,7 +969,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     cut = _top_k_caption(
         {n: _attribute_notes(p.parent) for p, _, k, n in coded if k == "per_passage"}
     ) + _provided_caption(provided)
-    closed = _closed_book_notes(evidence)
+    closed = _closed_book_notes(evidence) + _part_closed_notes(mixed)
     return ReportInputs(
         title=meta.title,
         meta=meta,
@@ -1236,19 +1245,63 @@ def _no_disagreement_notes(
     return notes
 
 
-def _provided_caption(groups: AbstractSet[str]) -> str:
+def _provided_caption(groups: Mapping[str, tuple[AbstractSet[str], AbstractSet[str]]]) -> str:
     """Table 8's columns of evidence given with the item, in its caption's words.
 
     A system whose evidence is ``provided`` (a cited abstract, a fact-check article given to
     the verifier) retrieved nothing: its column counts the passages it was given, which the
-    caption called "units retrieved ... per retriever".
+    caption called "units retrieved ... per retriever". ``groups``: each such column, the
+    systems it pools whose evidence was given and those whose evidence was retrieved (a
+    retriever name both share): such a column was captioned "evidence provided" as a whole.
     """
-    if not groups:
-        return ""
-    return (
-        f"; {', '.join(sorted(groups))}: evidence provided (given with the item, not "
-        "retrieved): n counts the passages given with the disagreements' claims"
+    given = sorted(c for c, (_, retrieved) in groups.items() if not retrieved)
+    text = (
+        f"; {', '.join(given)}: evidence provided (given with the item, not retrieved): n "
+        "counts the passages given with the disagreements' claims"
+        if given
+        else ""
     )
+    for column, (had, retrieved) in sorted(groups.items()):
+        if retrieved:
+            text += (
+                f"; {column}: evidence provided (given with the item, not retrieved) for "
+                f"{', '.join(sorted(had))}, retrieved for {', '.join(sorted(retrieved))}: n "
+                "counts both, the passages given and those retrieved for the disagreements' "
+                "claims"
+            )
+    return text
+
+
+#: How :func:`_part_closed_notes` names a disagreement's evidence that was not retrieved.
+_CITING_WORDS = {
+    EvidenceSource.NONE.value: "evidence none: closed-book",
+    EvidenceSource.POST_HOC.value: "evidence post-hoc: its passages are citations",
+}
+
+
+def _part_closed_notes(mixed: Mapping[str, Mapping[str, Counter[str]]]) -> list[str]:
+    """Say which systems have part of their disagreements closed-book (or post-hoc cited).
+
+    A system whose claims are partly closed-book (evidence ``none``: a pipeline that
+    retrieves for some claims only) has a Table 8 column of its retrieved claims' units; its
+    closed-book disagreements add none to it (and are never blamed on retrieval), which
+    nothing on the page said: ``attribute`` says it on its first line alone.
+    """
+    notes = []
+    for dataset, systems in sorted(mixed.items()):
+        for system, counts in sorted(systems.items()):
+            cites = {s: n for s, n in counts.items() if set(s.split("+")) <= CITING_SOURCES}
+            cited, other = sum(cites.values()), sum(counts.values()) - sum(cites.values())
+            if cited and other:
+                kinds = sorted({k for s in cites for k in s.split("+")})
+                what = " or ".join(_CITING_WORDS[k] for k in kinds)
+                notes.append(
+                    f"{dataset}: {cited} of {system}'s {cited + other} disagreements have no "
+                    f"passage judged as retrieved ({what}): Table 8 counts the units of its "
+                    f"other {other} alone, and {'that one is' if cited == 1 else 'those are'} "
+                    "never blamed on retrieval (docs/attribution.md)"
+                )
+    return notes
 
 
 def _closed_book_notes(evidence: Mapping[str, Mapping[str, AbstractSet[str]]]) -> list[str]:
