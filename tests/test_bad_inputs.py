@@ -5929,6 +5929,11 @@ def _ls_csv_export(d: Path) -> None:
     _write({"project-7.csv": "id,failcodes_unit_id,entity,annotator\n101,u1,irrelevant,3\n"})(d)
 
 
+def _ls_csv_export_as_json(d: Path) -> None:
+    _ls_csv_export(d)
+    (d / "project-7.csv").rename(d / "project-7.json")
+
+
 def _agreement_then_corrected(d: Path) -> None:
     """An agreement-only study whose agreement/drs.json was computed from ratings.csv, then a
     rating corrected (tests/test_s21_t21agr.py: Cohen 0.600 shown where it is now 0.800)."""
@@ -6149,6 +6154,16 @@ SESSION20_CASES: list[Case] = [
         line="failcodes: error: {d}/project-7.csv: a CSV or TSV export (one row per submitted "
         "annotation: a skipped task is left out, and so is the judge's prediction the reviewer "
         "was shown): export the project as JSON",
+    ),
+    Case(
+        # a CSV export saved as .json: 'malformed JSON (Extra data ...) a JSONL file?' (s32)
+        "labelstudio-import/a-csv-export-saved-as-json",
+        (*LS_IMPORT, "{d}/project-7.json", "-o", "{d}/h.jsonl"),
+        _ls_csv_export_as_json,
+        line="failcodes: error: {d}/project-7.json: a CSV or TSV export saved as .json (its "
+        "first line is a header of 4 comma-separated names: id, failcodes_unit_id, entity, ...) "
+        "(one row per submitted annotation: a skipped task is left out, and so is the judge's "
+        "prediction the reviewer was shown): export the project as JSON",
     ),
     Case(
         # patients 1, 2 twice in pandas' index: read as 4 row-numbered units (e58070a)

@@ -643,6 +643,11 @@ class ReviewsResult(FrozenModel):
             if n
             else ""
         )
+        if result.named_codes:  # a code the review did not give, named as a new one
+            proposed += (
+                f" ({result.named_codes} of them named as an existing code the annotation did "
+                "not give: meant that code? correct the review; see the warnings)"
+            )
         lines.append(
             f"{len(result.annotations)} annotations from {len(coders)} coder(s) on "
             f"{result.tasks} tasks -> {self.out}{skipped}{drafts}{truth}{proposed}{warned}"
@@ -767,6 +772,27 @@ def _users(given: list[str]) -> dict[int, str]:
     return users
 
 
+def _table_header(path: Path) -> str | None:
+    """How the first line of a file that is not a .csv/.tsv reads as a table header, if it does.
+
+    A JSON document starts with ``[`` or ``{``; a first line of two or more comma- or
+    tab-separated names (quoted or not) is a CSV or TSV export's header.
+    """
+    if path.suffix.lower() in (".csv", ".tsv") or not path.is_file():
+        return None
+    with path.open("rb") as f:
+        head = f.read(4096).decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    first = head.split("\n", 1)[0].rstrip("\r")
+    if not first or first[0] in "[{":
+        return None
+    for sep, what in ((",", "comma"), ("\t", "tab")):
+        names = [n.strip().strip('"') for n in first.split(sep)]
+        if len(names) > 1 and all(names):
+            shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+            return f"is a header of {len(names)} {what}-separated names: {shown}"
+    return None
+
+
 def _no_tasks(export: Path) -> InputError:
     """An empty export: no empty annotations file, no zero exit."""
     return InputError("no tasks in the export (expected a list of Label Studio tasks)", path=export)
@@ -793,11 +819,15 @@ class LabelStudioImportRequest(Request):
         users = _users(self.user)
         check_not_input([self.out], [self.export, self.codebook])
         cb = codebook_or_bundled(self.codebook, near=self.out.parent)  # into a study: its own
-        if self.export.suffix.lower() in (".csv", ".tsv"):  # it was 'malformed JSON', no more
+        header = _table_header(self.export)
+        if self.export.suffix.lower() in (".csv", ".tsv") or header:  # not 'malformed JSON'
+            # (a CSV export saved as .json or .txt was "malformed JSON (Extra data ...); more
+            # than one JSON value: a JSONL file?": its quoted first column name is JSON)
+            saved = f" saved as {self.export.suffix or 'no suffix'} (its first line {header})"
             raise InputError(
-                "a CSV or TSV export (one row per submitted annotation: a skipped task is "
-                "left out, and so is the judge's prediction the reviewer was shown): export "
-                "the project as JSON",
+                f"a CSV or TSV export{saved if header else ''} (one row per submitted "
+                "annotation: a skipped task is left out, and so is the judge's prediction the "
+                "reviewer was shown): export the project as JSON",
                 path=self.export,
             )
         source = str(self.export)

@@ -329,6 +329,7 @@ class LabelStudioClient:
             merged.pre_selected += part.pre_selected
             merged.unrecorded += part.unrecorded
             merged.drafts += part.drafts
+            merged.named_codes += part.named_codes
             for coder, n in part.ground_truth.items():
                 merged.ground_truth[coder] = merged.ground_truth.get(coder, 0) + n
             merged.projects.append(pid)

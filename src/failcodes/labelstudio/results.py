@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import Field
 
 from failcodes.annotations import Annotation, CoderKind, Status
-from failcodes.codebook import Codebook, Dimension
+from failcodes.codebook import Codebook, Dimension, Part
 from failcodes.contract import FrozenModel, StrictModel
 from failcodes.errors import InputError
 from failcodes.labelstudio import config as cfg
@@ -66,6 +66,11 @@ class ReviewResult(StrictModel):
     ground_truth: dict[str, int] = Field(
         default_factory=dict,
         description="Kept annotations marked ground truth in Label Studio, per coder.",
+    )
+    named_codes: int = Field(
+        default=0,
+        description="Kept annotations whose proposed new code is named as an existing code "
+        "the annotation did not give (each said in a problem).",
     )
 
 
@@ -442,12 +447,39 @@ def annotations_from_export(
         else ann
         for key, (_, ann, _) in kept.items()
     )
+    _say_named_codes(result, part, {key: task for key, (task, _, _) in kept.items()})
     result.pre_selected = len(shown)
     result.unrecorded = len(unrecorded)
     for _, coder in sorted(marked):
         result.ground_truth[coder] = result.ground_truth.get(coder, 0) + 1
     result.projects = sorted(projects)
     return result
+
+
+def _say_named_codes(
+    result: ReviewResult, part: Part, tasks: Mapping[tuple[str, str], int | None]
+) -> None:
+    """A problem for each kept proposal named as an existing code the annotation did not give.
+
+    The import counted it as a new code proposed, unsaid that it names a code the review (read
+    by the corrected shares and the agreement) did not choose: only ``saturate round`` said it.
+    """
+    if not any(a.proposal for a in result.annotations):
+        return
+    from failcodes.saturation.proposers import names_a_code  # (jinja2: only with proposals)
+
+    for ann in result.annotations:
+        note = names_a_code(part, ann)
+        if note is not None:
+            result.named_codes += 1
+            result.problems.append(
+                ReviewProblem(
+                    task_id=tasks.get((ann.unit_id, ann.coder)),
+                    unit_id=ann.unit_id,
+                    coder=ann.coder,
+                    message=f"proposal {ann.proposal!r}: {note}",
+                )
+            )
 
 
 def _one_annotation(

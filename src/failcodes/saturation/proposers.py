@@ -465,14 +465,27 @@ def _named_code(part: Part, name: str) -> tuple[str, str, bool] | None:
     return None
 
 
-def _names_a_code(part: Part, ann: Annotation, name: str) -> str | None:
+def proposal_name(proposal: str) -> str:
+    """The name of a reviewer's free-text proposal: its text before a ``:``, dash or line break.
+
+    The whole text (its spaces folded) when there is no such cut.
+    """
+    raw = proposal.strip()
+    cut = _NAME_END.search(raw)
+    return " ".join((raw[: cut.start()] if cut else raw).split()) or " ".join(raw.split())
+
+
+def names_a_code(part: Part, ann: Annotation) -> str | None:
     """A note when a reviewer's proposal is named as a code their review did not give.
 
     A reviewer who codes scope exact_scope and proposes 'Different context' (scope's own code)
     may have meant that code: deduplication read it as no new pattern, said nowhere, and the
-    review's scope code stayed exact_scope in the corrected shares and the agreement.
+    review's scope code stayed exact_scope in the corrected shares and the agreement. Said by
+    ``saturate round --reviews`` and by ``labelstudio import``/``pull`` (one rule).
     """
-    named = _named_code(part, name)
+    if not (ann.proposal or "").strip():
+        return None
+    named = _named_code(part, proposal_name(ann.proposal or ""))
     if named is None:
         return None
     dim, code, leaf = named
@@ -540,8 +553,8 @@ def reviewer_drafts(
         ]
         raw = (ann.proposal or "").strip()
         cut = _NAME_END.search(raw)
-        name = " ".join(raw[: cut.start()].split()) if cut else text
-        meant = _names_a_code(part, ann, name or text)
+        name = proposal_name(raw)
+        meant = names_a_code(part, ann)
         if len(low) != 1:
             chose = ", ".join(f"{d}={c}" for d, c in low) or "none"
             said = (
@@ -566,7 +579,7 @@ def reviewer_drafts(
             ProposalDraft(
                 dimension=dimension,
                 parent_subcode=parent,
-                name=name or text,
+                name=name,
                 definition=rest or text,
                 example_unit_ids=examples,
                 notes=(origin, placed, *extra, *((meant,) if meant else ())),
