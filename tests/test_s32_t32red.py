@@ -137,3 +137,23 @@ def test_date_sources_by_hand() -> None:
     assert date_sources("1-2") == []  # two numbers alone: an id, not a date shown
     assert date_sources("1.2.10") == []  # a version: no four-digit year, no slash
     assert date_sources("Foo-2") == []
+
+
+def test_a_duplicate_label_of_a_decimal_id_names_the_spreadsheet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Sentence ids 'answer.sentence' (1.1 .. 1.11) in labels saved by Excel: '1.10' became
+    # 1.1, a second label of sentence 1.1. Refused on main too, but its hint sent the user to
+    # --option duplicates=same (a row per code), which kept one label '1.1' for both and left
+    # sentence 1.10 unlabelled; the hint now names the number first.
+    lines = ["question_id,sentence_id,has_error"]
+    lines += [f"1,{float(f'1.{s}')!r},{'TRUE' if s == 10 else 'FALSE'}" for s in range(1, 12)]
+    assert lines[10] == "1,1.1,TRUE"  # 1.10 as a spreadsheet saves it
+    labels = tmp_path / "l.csv"
+    labels.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = run_cli(
+        ["ingest", "generic-labels", str(labels), "-o", str(tmp_path / "o.jsonl")], capsys
+    )
+    assert code == 2, out
+    assert "l.csv:11, field 'sentence_id': duplicate label for sentence '1.1'" in err
+    assert "it saves the ids 1.10 and 1.1 both as 1.1 (import the column as Text)" in err

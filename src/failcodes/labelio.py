@@ -17,6 +17,7 @@ import array
 import functools
 import itertools
 import operator
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TypeVar, overload
@@ -198,6 +199,11 @@ def target_once(
             )
         else:  # a row per error code of a sentence (co-occurring codes), each row an error
             hint = (
+                f"; an id a spreadsheet read as a number? it saves the ids {key}0 and {key} "
+                f"both as {key} (import the column as Text)"
+                if _DECIMAL_ID.fullmatch(key) and not key.endswith("0")
+                else ""
+            ) + (
                 f"; a row per code of one {kind} (several codes)? failcodes ingest "
                 "generic-labels FILE -o OUT --option duplicates=same keeps one of each target "
                 "labelled alike"
@@ -218,6 +224,10 @@ def target_once(
             field=f"{kind}_id",
         )
     seen[k] = (path, line, question_id)
+
+
+#: An id a spreadsheet reads as a decimal number, so ``1.10`` and ``1.1`` are one (``1.1``).
+_DECIMAL_ID = re.compile(r"[0-9]+\.[0-9]+")
 
 
 def _targets_distinct(
