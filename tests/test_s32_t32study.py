@@ -148,3 +148,50 @@ def test_a_system_partly_closed_book_is_said_under_table_8_and_by_the_run(
         "found nothing for them (a source derived from no passages), --evidence C=retrieved "
         "attributes them to retrieval (docs/attribution.md step 4)"
     ]
+
+
+def test_a_table_attributed_before_a_re_code_is_refused_naming_why(
+    study: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """The codebook split after the judge ran (v1 exact_entity -> v2 exact_entity_drug,
+    exact_entity_other), both judge runs re-coded by hand (`failcodes recode --dataset d
+    --kind ...`), the report built before `failcodes run` attributed again: per_passage.csv
+    still holds v1's exact_entity. The report refused it as "'exact_entity' is not a subcode
+    of dimension 'entity_match'" (a typo?), naming neither the codebook it read nor the
+    re-code; now it names the version and the way (`failcodes run STUDY` attributes again),
+    which then builds Table 8 under v2 (pubmed n = 10, every unit exact_entity_drug: the
+    offline baseline takes the split's high code for an exact match).
+    """
+    import failcodes
+    from failcodes import codebook
+    from failcodes.codebook import Subcode
+
+    root = tmp_path / "st"
+    shutil.copytree(study[0], root)
+    v1 = codebook.load(root / "medical-fact-check.v1.yaml")
+    split = [
+        Subcode(
+            id="exact_entity_drug",
+            label="Exact entity (drug)",
+            definition="Same drug and outcome as the claim.",
+            high_quality=True,
+        ),
+        Subcode(id="exact_entity_other", label="Exact entity (other)", definition="Not a drug."),
+    ]
+    codebook.save(codebook.split_subcode(v1, "exact_entity", split, changelog="split"), root)
+    study_file = root / "failcodes.toml"
+    study_file.write_text(study_file.read_text().replace(".v1.yaml", ".v2.yaml"))
+    for kind in ("retrieval", "reasoning"):
+        failcodes.run(failcodes.RecodeRequest(study=root, dataset="d", kind=kind), note=None)
+    with pytest.raises(failcodes.FailcodesError) as caught:
+        failcodes.run(failcodes.ReportRequest(run_dir=root), note=None)
+    assert str(caught.value).endswith(
+        "per_passage.csv:2, field 'entity_match': 'exact_entity' is not a subcode of dimension "
+        "'entity_match' of codebook medical-fact-check v2 (the report's); coded under another "
+        "version? A table attributed before a re-code holds the old codes: `failcodes run "
+        "STUDY` attributes again"
+    )
+    failcodes.run_study(root, say=None)
+    table8 = (root / "report" / "tables" / "retrieval_quality.md").read_text()
+    assert "| pubmed (n=10) | r2 (n=2) |" in table8
+    assert "| Entity match | Exact entity (drug) | 100.0 | 100.0 |" in table8

@@ -333,7 +333,10 @@ def _check_codes(path: Path, frame: pd.DataFrame, kind: str, cb: Codebook | None
             row = int(bad[0])
             first = int(frame[FIRST].loc[row]) if is_tally(frame) else row
             raise InputError(
-                f"{frame.at[row, dim.id]!r} is not a subcode of dimension {dim.id!r}",
+                f"{frame.at[row, dim.id]!r} is not a subcode of dimension {dim.id!r} of codebook "
+                f"{cb.name} v{cb.version} (the report's); coded under another version? A table "
+                "attributed before a re-code holds the old codes: `failcodes run STUDY` "
+                "attributes again",
                 path=path,
                 line=line_of(path, first + 2, blanks=False),  # row 0 is record 2
                 field=dim.id,
