@@ -115,6 +115,13 @@ _KINDS = ["leading zeros", "case", "spacing", "Unicode form"]
 #: An id as a spreadsheet writes the date it read it as: ``2-Jan``, ``02-Jan-24``, ``Jan-32``,
 #: ``1/2/2024``, ``2024-01-02``, ``02.01.2024`` (parts split on ``-``, ``/``, ``.``, a space).
 _DATE_PARTS = re.compile(r"[-/. ]")
+#: The shape of such an id, to pick them out cheaply (``filter(SHOWN_DATE.fullmatch, ids)``):
+#: a number and a month's name (and a year), or three numbers; :func:`date_sources` says
+#: which are dates.
+SHOWN_DATE = re.compile(
+    r"[0-9]{1,2}[-/. ][A-Za-z]{3,9}(?:[-/. ][0-9]{2,4})?|[A-Za-z]{3,9}[-/. ][0-9]{1,4}"
+    r"|[0-9]{1,4}[-/.][0-9]{1,4}[-/.][0-9]{1,4}"
+)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
@@ -130,9 +137,9 @@ def date_sources(text: str) -> list[str]:
     digits, a year also by its last two digits (a two-digit one also as 19xx and 20xx): a
     superset of what was typed, for a caller to look up among ids it knows.
     """
-    parts = _DATE_PARTS.split(text)
-    if not 2 <= len(parts) <= 3 or len(text) > 20:
+    if SHOWN_DATE.fullmatch(text) is None:
         return []
+    parts = _DATE_PARTS.split(text)
     named = [p for p in parts if not p.isdigit()]
     if named:
         if len(named) > 1 or named[0][:3].lower() not in _MONTHS or len(named[0]) < 3:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from failcodes.errors import ConfigError, InputError, clip
-from failcodes.idzeros import date_sources, single_spaced, without_leading_zeros
+from failcodes.idzeros import SHOWN_DATE, date_sources, single_spaced, without_leading_zeros
 from failcodes.labelcols import (
     TOTAL_ID_FIELDS,
     LabelColumns,
@@ -1361,14 +1361,15 @@ def _traced_as_dates(
     """
     hits = [
         (labelled[source], source, tid, tid)
-        for tid in others
+        for tid in filter(SHOWN_DATE.fullmatch, others)
         for source in date_sources(tid)
         if source in labelled
     ]
-    rest = set(others)
+    dated = list(filter(SHOWN_DATE.fullmatch, labelled))  # (100,000 ids: ~10 ms)
+    rest = set(others) if dated else set()
     hits += [
-        (pos, key, source, key)
-        for key, pos in labelled.items()
+        (labelled[key], key, source, key)
+        for key in dated
         for source in date_sources(key)
         if source in rest
     ]
