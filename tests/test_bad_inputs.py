@@ -4261,6 +4261,26 @@ REDTEAM_CASES: list[Case] = [
         "(the ratings: one of code, severity; the other columns are not read)",
     ),
     Case(
+        # each rater's codes in slots: the way named read the first slot alone (t32agree)
+        "agree/code-slots-without-sets",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "unit,r1_code1,r1_code2,r2_code1,r2_code2\nu1,A,B,A,\nu2,B,,B,A\n"}),
+        line="failcodes: error: {d}/r.csv:1, field 'r1_code1': rater columns r1_code1, "
+        "r1_code2, r2_code1, r2_code2 look like each rater's codes in slots (r1: r1_code1 + "
+        "r1_code2, r2: r2_code1 + r2_code2): --sets ';' reads each rater's slots as one code "
+        "set (every code kept: exact-set agreement, alpha with the MASI and Jaccard distances, "
+        "each code's own agreement); --raters r1_code1,r2_code1 reads the first slot alone",
+    ),
+    Case(
+        # one code in two slots of a rater: {A}, or a typo for another code? (t32agree)
+        "agree/code-slots-a-code-twice",
+        ("agree", "{d}/r.csv", "--sets", ";"),
+        _write({"r.csv": "unit,r1_code1,r1_code2,r2_code1,r2_code2\nu1,A,A,A,\nu2,B,,B,A\n"}),
+        line="failcodes: error: {d}/r.csv:2, field 'r1_code2': 'A' is in two of r1's code "
+        "slots (r1_code1, r1_code2): a code set holds each code once (a double entry, or a typo "
+        "for another code?): write it in one slot",
+    ),
+    Case(
         "agree/sets-with-weights",
         ("agree", "{d}/r.csv", "--sets", ";", "--weights", "quadratic"),
         _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a\nu3,b,b\n"}),

@@ -77,3 +77,87 @@ def test_two_marks_for_one_rating_in_a_long_table_of_code_sets_are_refused(
         "code, or a missing rating?): keep the row that holds (no code given: 'none' alone; a "
         "missing rating: no row)"
     )
+
+
+#: Each rater's codes in two slot columns. The sets: u1 {A}/{A}, u2 {A,B}/{A}, u3 {B}/{B},
+#: u4 {A,B}/{B,A}, u5 {C}/{B}, u6 {A}/{A,C}.
+SLOTS = (
+    "unit,r1_code1,r1_code2,r2_code1,r2_code2\n"
+    "u1,A,,A,\nu2,A,B,A,\nu3,B,,B,\nu4,A,B,B,A\nu5,C,,B,\nu6,A,,A,C\n"
+)
+
+
+def test_each_raters_code_slots_are_read_as_one_code_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: refused as 'two fields ('code1', 'code2') of the same raters', the way named
+    (--raters r1_code1,r2_code1) reading the first slot alone (r1's B on u2 and r2's C on
+    u6 dropped). Now under --sets each rater's slots are one code set, said on the first line.
+
+    By hand: exact sets alike on u1, u3, u4: percent 3/6. r1's sets {A} 2, {A,B} 2, {B} 1,
+    {C} 1; r2's {A} 2, {B} 2, {A,B} 1, {A,C} 1: chance 4/36 + 2/36 + 2/36 = 2/9, Cohen
+    (1/2 - 2/9) / (7/9) = 5/14. nltk 3.10 AnnotationTask(distance=masi_distance).alpha() on
+    these sets: 0.4296296 (jaccard_distance: 0.45). Code B per unit: r1 0,1,1,1,0,0, r2
+    0,0,1,1,1,0: alike 4/6, chance 1/2, Cohen 1/3. Code C: r1 on u5, r2 on u6: alike 4/6,
+    chance 1/36 + 25/36, Cohen (24 - 26) / 10 = -0.2."""
+    path = ratings_file(tmp_path, SLOTS)
+    code, _, err = run_cli(["agree", str(path), *AGREE_JSON], capsys)
+    assert code == 2
+    assert (
+        "look like each rater's codes in slots (r1: r1_code1 + r1_code2, r2: r2_code1 + "
+        "r2_code2): --sets ';' reads each rater's slots as one code set"
+    ) in err
+    code, out, err = run_cli(["agree", str(path), "--sets", ";", *AGREE_JSON], capsys)
+    assert code == 0, err
+    rows = {(r.get("code"), r["statistic"], r["weights"]): r["value"] for r in json.loads(out)}
+    assert rows[(None, "percent", "none")] == pytest.approx(0.5)
+    assert rows[(None, "cohen", "none")] == pytest.approx(5 / 14)
+    assert rows[(None, "krippendorff", "masi")] == pytest.approx(0.4296296, abs=1e-6)
+    assert rows[(None, "krippendorff", "jaccard")] == pytest.approx(0.45)
+    assert rows[("B", "cohen", "none")] == pytest.approx(1 / 3)
+    assert rows[("C", "cohen", "none")] == pytest.approx(-0.2)
+    first = json.loads(out)[0]["notes"][0]
+    assert "raters (2): r1, r2" in first
+    assert (
+        "each rater's code slots read as one code set (r1: r1_code1 + r1_code2, r2: r2_code1 "
+        "+ r2_code2; a rater's blank slots add no code, all blank: not rated)"
+    ) in first
+    # the Python layer: the same request, the same numbers
+    import failcodes as fc
+
+    result = fc.run(fc.AgreeRequest(file=path, sets=";", bootstrap=0), note=None)
+    exact = {(r["statistic"], r["weights"]): r["value"] for r in result.rows if not r.get("code")}
+    assert exact[("cohen", "none")] == pytest.approx(5 / 14)
+    # a frame (no --sets there): the refusal names the request that reads the slots
+    import pandas as pd
+
+    with pytest.raises(fc.InputError, match="each rater's codes in slots"):
+        fc.ratings_from_frame(pd.read_csv(path))
+
+
+def test_a_mark_in_a_code_slot_beside_a_code_is_an_empty_slot_and_a_code_twice_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """r1's slots 'A', 'none' on u1 and r2's 'A', 'NA' on u2 are the sets {A} (said); r1
+    left u3 blank (not rated). By hand: u1 {A}/{A}, u2 {A,B}/{A}, u4 {A,B}/{A,B}: percent
+    2/3 on the 3 units both rated. A code in two slots of one rater is refused."""
+    text = (
+        "unit,r1_code1,r1_code2,r2_code1,r2_code2\nu1,A,none,A,\nu2,A,B,A,NA\nu3,,,B,\nu4,B,A,A,B\n"
+    )
+    code, out, err = run_cli(
+        ["agree", str(ratings_file(tmp_path, text)), "--sets", ";", *AGREE_JSON], capsys
+    )
+    assert code == 0, err
+    rows = json.loads(out)
+    assert rows[0]["statistic"] == "percent"
+    assert rows[0]["value"] == pytest.approx(2 / 3)
+    assert rows[0]["n_units"] == 3
+    assert "2 slot(s) holding a mark of no code beside a code read as empty" in rows[0]["notes"][0]
+    twice = ratings_file(tmp_path, "unit,r1_code1,r1_code2,r2_code1,r2_code2\nu1,A,A,A,\n", "t.csv")
+    code, _, err = run_cli(["agree", str(twice), "--sets", ";", *AGREE_JSON], capsys)
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {twice}:2, field 'r1_code2': 'A' is in two of r1's code slots "
+        "(r1_code1, r1_code2): a code set holds each code once (a double entry, or a typo for "
+        "another code?): write it in one slot"
+    )

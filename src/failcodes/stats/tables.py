@@ -48,6 +48,7 @@ from failcodes.stats.tableshape import (
     RATER_NAMES,
     UNIT_WORDS,
     WRITTEN_MISSING,
+    code_slots,
     id_named,
     is_number,
     no_code_grid,
@@ -68,6 +69,9 @@ from failcodes.stats.tableshape import (
     time_column,
     value_key,
     without_not_ratings,
+)
+from failcodes.stats.tableshape import (
+    blank as blank_cell,
 )
 
 
@@ -1364,6 +1368,10 @@ def ratings_tables(
             f"long table ({shape.reason}): raters from column '{shape.rater}', ratings "
             f"from '{shape.rating}'"
         )
+    slotted = ""
+    if shape is None and raters is None and sets != "none":
+        held = [*keep, *([unit_column] if unit_column else [])]
+        frame, slotted = _joined_slots(frame, held, sets, source, line_of)
     choice = choose_columns(
         frame,
         unit_column=unit_column,
@@ -1395,8 +1403,81 @@ def ratings_tables(
     if by is not None and categories is None:
         notes.extend(_group_categories(by, parts))
     line = shape_line(choice, given=raters is not None and candidates is None, sets=sets)
-    notes.insert(0, line + joined + unread + odd + _single_rated(parts, by))
+    notes.insert(0, line + slotted + joined + unread + odd + _single_rated(parts, by))
     return TableParts(parts, notes, choice)
+
+
+#: Cells of a grid of yes/no columns (one per code or item): no code slots.
+_BINARY_CELLS = frozenset({"0", "1", "0.0", "1.0", "true", "false", "yes", "no", "y", "n"})
+
+
+def _joined_slots(
+    frame: pd.DataFrame,
+    keep: Sequence[str],
+    sets: str | None,
+    source: str | Path | None,
+    line_of: Any,
+) -> tuple[pd.DataFrame, str]:
+    """Each rater's code slots (``r1_code1``, ``r1_code2``) as one column of code sets.
+
+    Refused before as two fields of the same raters, the way named (``--raters
+    r1_code1,r2_code1``) read the first slot alone: a code in a later slot was dropped. Under
+    ``--sets`` each rater's filled slots are one code set (a slot holding a mark of no code,
+    ``none`` or ``NA``, beside a code in another slot is an empty slot), said on the first
+    line; without it refused, naming ``--sets``. A grid of 0/1 (or yes/no) cells is no slots.
+    """
+    slots = code_slots([str(c) for c in frame.columns if str(c) not in keep])
+    if not slots:
+        return frame, ""
+    cols = [c for named in slots.values() for c in named]
+    cells = {spelling_key(v) for c in cols for v in present(frame[c])}
+    taken = {str(c) for c in frame.columns if c not in cols}
+    if cells <= _BINARY_CELLS or taken & set(slots):
+        return frame, ""
+    shown = ", ".join(f"{r}: {' + '.join(named)}" for r, named in list(slots.items())[:4])
+    if sets is None:
+        first = ",".join(named[0] for named in slots.values())
+        raise InputError(
+            f"rater columns {', '.join(cols[:4])}{', ...' if len(cols) > 4 else ''} look like "
+            f"each rater's codes in slots ({shown}): --sets ';' reads each rater's slots as one "
+            "code set (every code kept: exact-set agreement, alpha with the MASI and Jaccard "
+            f"distances, each code's own agreement); --raters {first} reads the first slot alone",
+            path=source,
+            line=1,
+            field=cols[0],
+        )
+    out = frame.drop(columns=cols)
+    blanked = 0
+    for rater, named in slots.items():
+        joined: list[str | None] = []
+        for at, row in enumerate(frame[named].itertuples(index=False, name=None)):
+            filled = [
+                (column, str(int(v)) if isinstance(v, float) and v.is_integer() else str(v).strip())
+                for column, v in zip(named, row, strict=True)
+                if not blank_cell(v) and str(v).strip()
+            ]
+            kept = [(c, v) for c, v in filled if spelling_key(v) not in MISSING_MARKS]
+            if kept and len(kept) < len(filled):  # 'none' in a slot beside a code: empty
+                blanked += len(filled) - len(kept)
+                filled = kept
+            codes = [v for _, v in filled]
+            twice = next((i for i, v in enumerate(codes) if v in codes[:i]), None)
+            if twice is not None:  # 'A' in two slots: read as {A}, or a typo for another code?
+                raise InputError(
+                    f"{codes[twice]!r} is in two of {rater}'s code slots ({', '.join(named)}): a "
+                    "code set holds each code once (a double entry, or a typo for another "
+                    "code?): write it in one slot",
+                    path=source,
+                    line=line_of(at),
+                    field=filled[twice][0],
+                )
+            joined.append(sets.join(codes) if codes else None)
+        out[rater] = joined
+    marks = f"; {blanked} slot(s) holding a mark of no code beside a code read as empty"
+    return out, (
+        f"; each rater's code slots read as one code set ({shown}; a rater's blank slots "
+        f"add no code, all blank: not rated){marks if blanked else ''}"
+    )
 
 
 def _wide_checks(

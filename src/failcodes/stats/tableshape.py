@@ -314,13 +314,56 @@ def one_field_per_rater(columns: Sequence[str], source: str | Path | None) -> No
                 f"rater columns {', '.join(ours[:4])} and {', '.join(theirs[:4])} look like "
                 f"two fields ({field!r}, {same[0]!r}) of the same raters: each column would be "
                 f"a rater; name the rating's columns with --raters (e.g. --raters "
-                f"'{','.join(ours)}')",
+                f"'{','.join(ours)}')"
+                + (
+                    "; each rater's codes in slots? --sets ';' reads each rater's slots as "
+                    "one code set"
+                    if code_slots(columns)
+                    else ""
+                ),
                 path=source,
                 line=1,
                 field=theirs[0],
             )
 
 
+#: Words naming one of a rater's code slots with a number (``r1_code1``, ``coder_a_label_2``).
+SLOT_WORDS = ("code", "codes", "label", "labels", "tag", "tags", "category", "class", "error")
+_SLOT = rf"(?:(?:{'|'.join(SLOT_WORDS)})_?[0-9]{{1,2}}|(?:primary|secondary|tertiary)" + (
+    rf"(?:_(?:{'|'.join(SLOT_WORDS)}))?)"
+)
+_RATER_SLOT = re.compile(rf"(?P<rater>[a-z0-9_]+?)_(?P<slot>{_SLOT})")
+_SLOT_RATER = re.compile(rf"(?P<slot>{_SLOT})_(?P<rater>[a-z0-9_]+)")
+
+
+def code_slots(columns: Sequence[str]) -> dict[str, list[str]]:
+    """Each rater's code slot columns (``r1_code1``, ``r1_code2``...), or ``{}`` if none.
+
+    Read only as a whole grid: two or more raters, each with the same two or more slots of one
+    word numbered (``code1``, ``code2``) or ranked (``primary``, ``secondary``), the slot
+    after the rater or before it. Each slot one more rater (refused before as two fields of
+    the same raters, naming ``--raters`` with the first slots: the others' codes dropped).
+    """
+    grid: dict[str, dict[str, str]] = {}
+    for col in columns:
+        name = "_".join(name_words(col))
+        found = _RATER_SLOT.fullmatch(name) or _SLOT_RATER.fullmatch(name)
+        if found is not None:
+            grid.setdefault(found["rater"], {})[found["slot"]] = col
+    slots = {frozenset(named) for named in grid.values()}
+    if len(grid) < 2 or len(slots) != 1 or len(next(iter(slots))) < 2:
+        return {}
+    ranks = ("primary", "secondary", "tertiary")
+
+    def rank(slot: str) -> int:  # code1 ... code10; primary, secondary, tertiary
+        digits = "".join(ch for ch in slot if ch.isdigit())
+        return int(digits) if digits else next(i for i, w in enumerate(ranks) if w in slot)
+
+    order = sorted(next(iter(slots)), key=rank)
+    return {rater: [named[s] for s in order] for rater, named in grid.items()}
+
+
+_BINARY = frozenset({"0", "1", "0.0", "1.0", "true", "false"})
 _BINARY = frozenset({"0", "1", "0.0", "1.0", "true", "false"})
 
 
