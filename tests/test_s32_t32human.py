@@ -132,3 +132,55 @@ def test_a_csv_export_saved_as_json_or_txt_is_refused_as_csv_not_as_jsonl(
             "is the judge's prediction the reviewer was shown): export the project as JSON",
         )
         assert not (tmp_path / "h.jsonl").exists()
+
+
+# --- labelstudio import: an annotation another user edited ------------------------------------
+
+
+def test_an_annotation_edited_by_another_user_is_said_to_hold_that_users_codes(
+    tmp_path: Path, capsys: Any
+) -> None:
+    # As a real Label Studio 1.23.2 server exported them (session 32): dave (user 4) annotated
+    # task 6 exact/exact at 04:48:54; the admin (user 1) then edited it to irrelevant /
+    # broader_scope at 04:48:57: the export names dave (completed_by 4) with the admin under
+    # updated_by, and main read the admin's codes as dave's review, no word. Dave's edit of his
+    # own annotation (task 4, updated_by 4) and an annotation the admin made on alice's behalf
+    # through the API (task 2, updated_by 1 at the time it was made) are no edit by another.
+    # By hand: one warning (task 6), 3 reviews kept, dave's task 6 codes irrelevant/broader.
+    from tests.test_cli_labelstudio import write_codebook
+    from tests.test_review_plan import run_cli
+
+    def made(i: int, by: int, upd: int, codes: tuple[str, str], at: str, then: str) -> Any:
+        ann = _annotation(i, by, [_choice("entity", codes[0]), _choice("scope", codes[1])], at)
+        return {**ann, "updated_at": then, "updated_by": upd}
+
+    tasks = [
+        _task(2, [made(2, 2, 1, ("exact_entity", "exact_scope"), "2026-12-06T04:42:17.191489Z",
+                       "2026-12-06T04:42:17.191523Z")]),
+        _task(4, [made(9, 4, 4, ("partial_entity", "exact_scope"), "2026-12-06T04:48:58.1Z",
+                       "2026-12-06T04:49:01.2Z")]),
+        _task(6, [made(8, 4, 1, ("irrelevant", "broader_scope"), "2026-12-06T04:48:54.2Z",
+                       "2026-12-06T04:48:57.4Z")]),
+    ]  # fmt: skip
+    export = tmp_path / "project-1.json"
+    export.write_text(json.dumps(tasks), encoding="utf-8")
+    out = tmp_path / "h.jsonl"
+    code, _, err = run_cli(
+        capsys,
+        *("labelstudio", "import", export, "-p", "retrieval", "-c", write_codebook(tmp_path)),
+        *("--user", "2=alice@x.org", "--user", "4=dave@x.org", "--user", "1=admin@x.org"),
+        *("-o", out),
+    )
+    assert code == 0, err
+    unit = tasks[2]["data"]["failcodes_unit_id"]
+    assert err.strip().splitlines() == [
+        f"failcodes: warning: task 6 (unit {unit}), coder dave@x.org: last updated by "
+        "admin@x.org, not by its annotator, 3 s after it was made: its codes are as admin@x.org "
+        "left them (a correction by a manager or an admin?), read as dave@x.org's review"
+    ]
+    kept = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(a["coder"], a["codes"]["entity"]) for a in kept] == [
+        ("alice@x.org", "exact_entity"),
+        ("dave@x.org", "partial_entity"),
+        ("dave@x.org", "irrelevant"),
+    ]

@@ -482,6 +482,27 @@ def _say_named_codes(
             )
 
 
+def _editor(raw: Mapping[str, Any], users: Mapping[int, str]) -> tuple[str, float] | None:
+    """Who last updated an annotation when not its annotator, and how many seconds after.
+
+    Label Studio keeps one result per annotation: a manager's or an admin's edit of dave's
+    annotation replaced his codes, and the export still named him (``completed_by``), the
+    editor under ``updated_by``: read as dave's review, unsaid. An annotation made on someone's
+    behalf (through the API) names its maker there from the start: not an edit.
+    """
+
+    def user_id(value: Any) -> int | None:
+        return _id(value.get("id") if isinstance(value, dict) else value)
+
+    by, upd = user_id(raw.get("completed_by")), user_id(raw.get("updated_by"))
+    if by is None or upd is None or by == upd:
+        return None
+    made, changed = _parse_time(raw.get("created_at")), _parse_time(raw.get("updated_at"))
+    if made is None or changed is None or (changed - made).total_seconds() < 1:
+        return None
+    return users.get(upd, f"label-studio-user-{upd}"), (changed - made).total_seconds()
+
+
 def _one_annotation(
     raw: Mapping[str, Any],
     unit: str,
@@ -524,6 +545,14 @@ def _one_annotation(
             "no completed_by (the annotator is not in the export): kept as a coder of its own, "
             f"named by its {'annotation id' if ann_id is not None else 'task and place'}; "
             "agreement per coder pair cannot follow this annotator to other units"
+        )
+    edited = _editor(raw, users)
+    if edited is not None:
+        editor, after = edited
+        problem(
+            f"last updated by {editor}, not by its annotator, {after:.0f} s after it was made: "
+            f"its codes are as {editor} left them (a correction by a manager or an admin?), "
+            f"read as {coder}'s review"
         )
     codes: dict[str, str] = {}
     code_sets: dict[str, list[str]] = {}
