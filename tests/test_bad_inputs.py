@@ -6872,7 +6872,7 @@ T32RED_CASES: list[Case] = [
                 "l.csv": "question_id,sentence_id,has_error\n1,2-Jan,1\n13,13-1,0\n",
             }
         ),
-        expect=("l.csv:2, field 'sentence_id'", "read the id as a date"),
+        expect=("l.csv:2, field 'sentence_id'", "read '1-2' as a date and saved the date"),
     ),
 ]
 

@@ -90,7 +90,7 @@ def test_label_ids_a_spreadsheet_saved_as_dates_are_refused(
     assert code == 2, out
     assert "l.csv:2, field 'sentence_id'" in err
     assert "no trace has sentence_id '1-Jan', but one has '1-1'" in err
-    assert "read the id as a date" in err
+    assert "a spreadsheet (Excel) read '1-1' as a date and saved the date, '1-Jan'" in err
     assert not (tmp_path / "d.jsonl").exists()
 
 
@@ -123,8 +123,54 @@ def test_one_systems_trace_ids_saved_as_dates_are_refused(
     assert "a spreadsheet (Excel) read '1-1' as a date and saved the date, '1-Jan'" in err
 
 
+def test_one_systems_question_ids_saved_as_dates_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Questions '1-2' and '13-1', sentences '<question>:s0' (refuted, an error: TP) and
+    # ':s1' (supported, no error: TN) -> TP 2, TN 2 for each system. sysB's file went through
+    # Excel: question '1-2' became '2-Jan', its sentences '2-Jan:s0', '2-Jan:s1'. Main:
+    # sysB TP 1, FN 1, TN 2 (the labelled 1-2:s0 counted as a sentence it made no claim
+    # for), exit 0, said only as "not every system answered every labelled question".
+    def rows(system: str, dated: bool) -> list[str]:
+        out = []
+        for q in ("1-2", "13-1"):
+            shown = "2-Jan" if dated and q == "1-2" else q
+            for s, verdict in enumerate(["refuted", "supported"]):
+                out.append(
+                    json.dumps(
+                        {
+                            "system": system,
+                            "question_id": shown,
+                            "sentence_id": f"{shown}:s{s}",
+                            "claim_id": f"{shown}:s{s}:c",
+                            "claim": f"Claim {q} {s}.",
+                            "verdict": verdict,
+                        }
+                    )
+                )
+        return out
+
+    a, b, labels = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "l.jsonl"
+    a.write_text("\n".join(rows("sysA", False)) + "\n", encoding="utf-8")
+    b.write_text("\n".join(rows("sysB", True)) + "\n", encoding="utf-8")
+    labels.write_text(
+        "".join(
+            json.dumps({"question_id": q, "sentence_id": f"{q}:s{s}", "has_error": s == 0}) + "\n"
+            for q in ("1-2", "13-1")
+            for s in (0, 1)
+        ),
+        encoding="utf-8",
+    )
+    code, out, err = run_cli(
+        ["metrics", "--traces", str(a), "--traces", str(b), "--labels", str(labels)], capsys
+    )
+    assert code == 2, out
+    assert "the traces write sentence '1-2:s0' also as '2-Jan:s0'" in err
+    assert "read '1-2' as a date and saved the date, '2-Jan'" in err
+
+
 def test_date_sources_by_hand() -> None:
-    from failcodes.idzeros import date_sources
+    from failcodes.idzeros import date_sources, date_variants
 
     # Excel (US) reads '1-2' as 2 January, shows and saves '2-Jan'; (UK) 1 February, '1-Feb';
     # '1-32' as January 1932, 'Jan-32'; '2024-01-02' as a date saved '1/2/2024'.
@@ -132,11 +178,16 @@ def test_date_sources_by_hand() -> None:
     assert "1-2" in date_sources("1-Feb")
     assert "1-32" in date_sources("Jan-32")
     assert "2024-01-02" in date_sources("1/2/2024")
+    assert "1-2-3" in date_sources("1/2/2003")  # '1-2-3' read as 2 January 2003
     # ids that show no date: none
     assert date_sources("q1:s2") == []
     assert date_sources("1-2") == []  # two numbers alone: an id, not a date shown
     assert date_sources("1.2.10") == []  # a version: no four-digit year, no slash
     assert date_sources("Foo-2") == []
+    # a part of an id: question '1-2' saved as '2-Jan', then the sentence's ':s0'
+    assert "1-2:s0" in date_variants("2-Jan:s0")
+    assert date_variants("q1:s0") == []
+    assert date_variants("x2-Jan") == []  # no date's edge before it
 
 
 def test_a_duplicate_label_of_a_decimal_id_names_the_spreadsheet(

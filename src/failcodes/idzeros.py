@@ -122,6 +122,9 @@ SHOWN_DATE = re.compile(
     r"[0-9]{1,2}[-/. ][A-Za-z]{3,9}(?:[-/. ][0-9]{2,4})?|[A-Za-z]{3,9}[-/. ][0-9]{1,4}"
     r"|[0-9]{1,4}[-/.][0-9]{1,4}[-/.][0-9]{1,4}"
 )
+#: Such a part inside an id, between its ends or characters no date holds (``2-Jan:s0``: a
+#: question id ``1-2`` saved as a date, then ``:s0``).
+DATED_PART = re.compile(rf"(?<![A-Za-z0-9])(?:{SHOWN_DATE.pattern})(?![A-Za-z0-9])")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
@@ -160,12 +163,25 @@ def date_sources(text: str) -> list[str]:
     return sorted(out)
 
 
+def date_variants(text: str) -> list[str]:
+    """``text`` with its first date-shaped part written as each id :func:`date_sources` gives.
+
+    ``2-Jan:s0`` gives ``1-2:s0`` among others (sentence 0 of question ``1-2``, whose id a
+    spreadsheet read as a date); ``2-Jan`` alone, ``1-2``. [] when no part shows a date.
+    """
+    found = DATED_PART.search(text)
+    if found is None:
+        return []
+    head, tail = text[: found.start()], text[found.end() :]
+    return [head + source + tail for source in date_sources(found.group())]
+
+
 def _number_forms(number: str) -> set[str]:
     """A date's number as an id may have written it: as is, unpadded, padded, a year's two ways."""
     n = int(number)
     forms = {number, str(n), f"{n:02d}"}
-    if len(number) == 4:
-        forms.add(number[2:])
+    if len(number) == 4:  # 1-2-3 read as 2 January 2003, shown 1/2/2003
+        forms.update({number[2:], str(int(number[2:]))})
     elif len(number) == 2:
         forms.update({f"19{number}", f"20{number}"})
     return forms

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from failcodes.errors import ConfigError, InputError, clip
-from failcodes.idzeros import SHOWN_DATE, date_sources, single_spaced, without_leading_zeros
+from failcodes.idzeros import DATED_PART, date_variants, single_spaced, without_leading_zeros
 from failcodes.labelcols import (
     TOTAL_ID_FIELDS,
     LabelColumns,
@@ -1123,18 +1123,19 @@ def _read_as_dates(
     it counted as a sentence without claims (no error flagged) and the trace's ``1-2`` as
     unlabelled (TP 1, FP 1, FN 1, TN 3 for TP 2, FP 1, TN 3, exit 0, said only as "labels
     cover 6 of 9 sentences"). Refused when an id the date may have been
-    (:func:`failcodes.idzeros.date_sources`) is a trace's sentence id.
+    (:func:`failcodes.idzeros.date_variants`) is a trace's sentence id.
     """
     for pos in sorted(positions):
-        sources = date_sources(sids[pos] or "")
+        sources = date_variants(sids[pos] or "")
         if not sources:
             continue
         gone = set(untraced(sources))
         found = [sid for i, sid in enumerate(sources) if i not in gone]
         if found:
+            typed, shown = _dated_part(found[0], sids[pos] or "")
             return pos, (
                 f"no trace has sentence_id {sids[pos]!r}, but one has {found[0]!r}: a "
-                f"spreadsheet (Excel) read the id as a date and saved the date, {sids[pos]!r} "
+                f"spreadsheet (Excel) read {typed!r} as a date and saved the date, {shown!r} "
                 "(read so, the label counted as a sentence without claims, no error flagged, "
                 "and the trace's sentence as unlabelled); write the labels' ids as the traces "
                 "do (import the column as Text, not General)"
@@ -1349,6 +1350,14 @@ def _labelled_written_two_ways(
     )
 
 
+def _dated_part(typed: str, dated: str) -> tuple[str, str]:
+    """The part of ``typed`` a spreadsheet read as a date, and that date as ``dated`` shows it."""
+    found = DATED_PART.search(dated)
+    if found is None:  # (a caller's pair always has one)
+        return typed, dated
+    return typed[found.start() : len(typed) - (len(dated) - found.end())], found.group()
+
+
 def _traced_as_dates(
     labelled: Mapping[str, int], others: Sequence[str], field: str
 ) -> tuple[int, str] | None:
@@ -1361,26 +1370,26 @@ def _traced_as_dates(
     """
     hits = [
         (labelled[source], source, tid, tid)
-        for tid in filter(SHOWN_DATE.fullmatch, others)
-        for source in date_sources(tid)
+        for tid in filter(DATED_PART.search, others)
+        for source in date_variants(tid)
         if source in labelled
     ]
-    dated = list(filter(SHOWN_DATE.fullmatch, labelled))  # (100,000 ids: ~10 ms)
+    dated = list(filter(DATED_PART.search, labelled))  # (100,000 ids: ~15 ms)
     rest = set(others) if dated else set()
     hits += [
         (labelled[key], key, source, key)
         for key in dated
-        for source in date_sources(key)
+        for source in date_variants(key)
         if source in rest
     ]
     if not hits:
         return None
     pos, first, tid, date = min(hits)
     kind = "claim" if field == "claim_id" else "sentence"
-    typed = tid if date == first else first
+    typed, shown = _dated_part(tid if date == first else first, date)
     return pos, (
         f"the traces write {kind} {first!r} also as {tid!r}: a spreadsheet (Excel) read "
-        f"{typed!r} as a date and saved the date, {date!r}, so the label applies to "
+        f"{typed!r} as a date and saved the date, {shown!r}, so the label applies to "
         f"{first!r} only and the claims under {tid!r} count unlabelled; write the id one way "
         "in every traces file and the labels (import the column as Text, not General)"
     )
