@@ -6912,6 +6912,24 @@ T31NA_CASES: list[Case] = [
     ),
 ]
 
+T32READ_CASES: list[Case] = [
+    Case(
+        # a frame read from a workbook and saved as JSONL kept a failed formula's text as a
+        # passage: the judge coded '#REF!' as retrieved evidence (a unit of its own), exit 0
+        "judge/excel-error-passage-in-jsonl",
+        ("judge", "retrieval", "--from", "{d}/t.jsonl", "--dry-run", "--no-cache", "-o", "{d}/r"),
+        _write(
+            {
+                "t.jsonl": '{"system": "A", "question_id": "q1", "sentence_id": "s1", '
+                '"claim_id": "c1", "claim": "x", "verdict": "refuted", "passages": '
+                '[{"passage_id": "p1", "rank": 1, "text": "#REF!"}]}\n'
+            }
+        ),
+        line="failcodes: error: {d}/t.jsonl:1, field 'passages[0].text': Excel error value #REF! "
+        "(a formula that failed; the file holds its text): fix or clear the cell",
+    ),
+]
+
 CASES = (
     _trace_cases()
     + _codebook_cases()
@@ -6953,6 +6971,7 @@ CASES = (
     + T31RED_CASES
     + T31NA_CASES
     + T32RED_CASES
+    + T32READ_CASES
 )
 
 

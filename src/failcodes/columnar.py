@@ -56,6 +56,7 @@ from failcodes.numbertext import whole_number_text
 from failcodes.parquetio import check_decoded, check_metadata, open_parquet
 from failcodes.spelling import spelling_key, two_ways
 from failcodes.tableio import (
+    CELL_ERRORS,
     NO_ID,
     NUMBER_ID_FIELDS,
     SHOWN_EXPONENT,
@@ -526,9 +527,10 @@ def _scan_parquet(
                     bad |= numpy_of(pc.not_equal(trimmed, col), fill=False)
                     bad |= numpy_of(pc.utf8_length(col), fill=1) == 0
                     bad |= numpy_of(_no_id_cells(col), fill=False)  # '#N/A', 'nan': no id
-                if name == "claim":  # spaces alone: the exact reader refuses it
+                if name == "claim":  # spaces alone, '#VALUE!': the exact reader refuses it
                     blank = pc.match_substring_regex(col, _BLANK_TEXT)
                     bad |= numpy_of(blank, fill=False)
+                    bad |= numpy_of(_excel_error_cells(col), fill=False)
                 if name in NUMBER_ID_FIELDS:  # 1.23457E+11: the exact reader refuses it
                     shown = pc.match_substring_regex(col, f"^{SHOWN_EXPONENT}$")
                     bad |= numpy_of(shown, fill=False)
@@ -544,6 +546,8 @@ def _scan_parquet(
             entries.append(value)
         known = [v for v in entries if v is not None and verdict_table[v] is not None]
         bad |= ~numpy_of(pc.is_in(raw_verdicts, value_set=string_array(known)))
+        if "retriever" in cols and cols["retriever"].type != pa.null():
+            bad |= numpy_of(_excel_error_cells(cols["retriever"]), fill=False)
         if "passages" in cols and cols["passages"].type != pa.null():
             bad |= _bad_passage_rows(cols["passages"], n)
         if bad.any():
@@ -626,6 +630,8 @@ def _bad_passage_rows(passages: Any, n: int) -> Any:
     for name in ("passage_id", "rank", "text"):
         if name in read:
             item_bad |= numpy_of(pc.struct_field(items, name).is_null())
+    if "text" in read:  # '#REF!': the exact reader refuses it
+        item_bad |= numpy_of(_excel_error_cells(pc.struct_field(items, "text")), fill=False)
     rank = numpy_of(pc.struct_field(items, "rank"), fill=1)
     item_bad |= rank < 1
     score = pc.struct_field(items, "score")
@@ -1949,6 +1955,21 @@ def _no_id_cells(col: Any) -> Any:
     if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
         return pa.array([False] * len(col), pa.bool_())
     return pc.is_in(col, value_set=pa.array(sorted(NO_ID), col.type))
+
+
+def _excel_error_cells(col: Any) -> Any:
+    """Whether each cell of a text column is Excel's error value (``#REF!``: :data:`CELL_ERRORS`).
+
+    A column of another type than text holds none: all false.
+    """
+    import pyarrow.compute as pc
+
+    pa, _ = pyarrow_modules()
+    if pa.types.is_dictionary(col.type):
+        col = col.cast(col.type.value_type)
+    if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+        return pa.array([False] * len(col), pa.bool_())
+    return pc.is_in(col, value_set=pa.array(sorted(CELL_ERRORS), col.type))
 
 
 def _shown_exponent_ids(batch: Any) -> bool:

@@ -26,6 +26,7 @@ from failcodes.jsonio import iter_jsonl
 from failcodes.spelling import spelling_key
 from failcodes.tableio import (
     ARROW_ROWS,
+    CELL_ERRORS,
     NO_ID,
     NUMBER_ID_FIELDS,
     NUMBER_NAME_FIELDS,
@@ -40,6 +41,7 @@ from failcodes.tableio import (
     id_text,
     name_text,
     passages_path_for,
+    refuse_excel_error,
     rename_fields,
     required_fields,
     stage_table,
@@ -169,6 +171,7 @@ def prepare_trace(
         problem = id_problem(record.get(name))
         if problem is not None:
             raise InputError(problem, path=path, line=line, field=name)
+    _refuse_excel_errors(record, path, line, column_map)
     raw = record.get("verdict")
     if raw is not None:
         verdict = normalize_verdict(raw, aliases, path=path, line=line)
@@ -186,6 +189,28 @@ def prepare_trace(
         record["passages"] = [drop_nones(p) if isinstance(p, dict) else p for p in passages]
     clean_record(record, path, line, marks)
     return validate_record(Trace, record, path, line, convert=convert)
+
+
+def _refuse_excel_errors(
+    record: Mapping[str, Any], path: Path, line: int, column_map: Mapping[str, str]
+) -> None:
+    """Refuse a text of ``record`` (a field or a passage's) that is Excel's error value.
+
+    A CSV's cell so written is refused (:func:`~failcodes.tableio.checked_csv_rows`); a frame
+    ``pandas.read_excel`` read and saved as JSONL or Parquet kept the failed formula's text:
+    a claim ``#VALUE!`` was judged against its passages (6 retrieval units for 4), a passage
+    ``#REF!`` coded as one (5 for 4), a reasoning ``#VALUE!`` coded as the verifier's, exit 0.
+    """
+    held = "the file"
+    for name, value in record.items():
+        if isinstance(value, str) and value in CELL_ERRORS:
+            field = next((k for k, v in column_map.items() if v == name), name)
+            refuse_excel_error(value, path, line, field, held)
+    passages = record.get("passages")
+    for i, p in enumerate(passages if isinstance(passages, list) else ()):
+        for name, value in p.items() if isinstance(p, dict) else ():
+            if isinstance(value, str) and value in CELL_ERRORS:
+                refuse_excel_error(value, path, line, f"passages[{i}].{name}", held)
 
 
 def read_traces(

@@ -18,7 +18,8 @@ canonical one stored, the raw text kept in ``raw_verdict`` as the model does), n
 :data:`LARGEST_SCORE` or more (pydantic writes ``1e+16``
 where msgspec writes ``1e16``) and no reasoning or passage text that is a missing mark or a
 reference alone (:func:`marked`: the exact reader reads the one as none, with a note, and
-refuses the other). Anything else (``None``) takes the exact reader, which accepts it or
+refuses the other), no text that is Excel's error value (``#REF!``: :func:`holds_excel_error`).
+Anything else (``None``) takes the exact reader, which accepts it or
 raises its one-line error: the errors are the exact reader's, always.
 """
 
@@ -37,7 +38,7 @@ from pydantic import BaseModel
 
 from failcodes.errors import InputError, clip
 from failcodes.jsonio import keys_vouched
-from failcodes.tableio import NO_ID, first_in_exponent, msgspec_type
+from failcodes.tableio import CELL_ERRORS, NO_ID, first_in_exponent, msgspec_type
 from failcodes.traces import EvidenceSource, Marks, Passage, Trace
 from failcodes.verdicts import (
     NO_VERDICT_MARKS,
@@ -244,6 +245,33 @@ def marked(rec: TraceLine) -> bool:
     return any(missing_mark(t) or is_reference(t) for t in map(_TEXT, rec.passages or ()))
 
 
+#: A ``#`` for ``map(operator.contains, lines, _HASH)`` (:meth:`Voucher.lines`).
+_HASH = itertools.repeat(b"#")
+
+
+def may_hold_excel_error(text: str | bytes) -> bool:
+    r"""Whether a JSON line may hold a string that is Excel's error value (``"#REF!"``).
+
+    Such a string starts with ``#``, which JSON writes as it is or as ``\u0023``: a search in
+    C (``memchr``) for a ``#``, and for a backslash before the longer search.
+    """
+    if isinstance(text, bytes):
+        return b"#" in text or (b"\\" in text and b"\\u0023" in text)
+    return "#" in text or ("\\" in text and "\\u0023" in text)
+
+
+def holds_excel_error(rec: TraceLine) -> bool:
+    """Whether a decoded line's text (a field or a passage's) is Excel's error value.
+
+    The exact reader refuses it (:func:`~failcodes.traceio.prepare_trace`), as a CSV's cell.
+    """
+    import msgspec
+
+    astuple = msgspec.structs.astuple
+    cells = [*astuple(rec), *itertools.chain.from_iterable(map(astuple, rec.passages or ()))]
+    return any(isinstance(cell, str) and cell in CELL_ERRORS for cell in cells)
+
+
 class Voucher:
     """Decode JSONL trace lines the exact reader would take as they are (see the module doc).
 
@@ -301,17 +329,26 @@ class Voucher:
             rec = self.decode(text)
         except self.errors:
             return None
-        return self.vouch(rec, None if checked else text)
+        if checked:
+            return self.finish(rec)
+        if may_hold_excel_error(text) and holds_excel_error(rec):
+            return None  # '#REF!': the exact reader's error
+        return self.vouch(rec, text)
 
     def vouch(self, rec: TraceLine, text: str | bytes | None) -> TraceLine | None:
-        """:meth:`__call__` of a decoded (or converted) ``rec``; ``text`` None: ``checked``.
+        """:meth:`__call__` of a decoded (or converted) ``rec``; ``text`` None: a row converted.
 
-        An empty text never gets here: the decoder refuses it (:func:`line_types`).
+        A converted row (a Parquet row made into the struct) has no text to count its keys
+        in: its ids and ranks are the caller's to check; a text of it that is Excel's error
+        value (:func:`holds_excel_error`) is checked here. An empty text never gets here: the
+        decoder refuses it (:func:`line_types`).
         """
         if text is not None:
             keys = self.keys(rec)
             if keys is None or not keys_vouched(text, *keys):
                 return None
+        elif holds_excel_error(rec):
+            return None  # '#REF!': the exact reader's error
         return self.finish(rec)
 
     def lines(self, bodies: Sequence[bytes], quotes: int) -> list[TraceLine | None]:
@@ -339,11 +376,23 @@ class Voucher:
                 plain.append(i)
             else:  # counted on its own
                 quotes -= body.count(b'"')
+                if rec is not None and b"\\u0023" in body and holds_excel_error(rec):
+                    rec = None  # '#' escaped ('\u0023REF!'): see below
                 if rec is not None:
                     keys = self.keys(rec)
                     if keys is None or not keys_vouched(body, *keys):
                         rec = None
             out.append(rec)
+        # Excel's error value ('#REF!': the exact reader's error): a '#' in the block (one
+        # search in C), then the lines holding one; '#' escaped is a line counted on its own
+        if b"#" in b"".join(bodies):
+            for i in itertools.compress(range(len(bodies)), map(operator.contains, bodies, _HASH)):
+                rec = out[i]
+                if rec is not None and holds_excel_error(rec):
+                    out[i] = None
+                    if i in plain:  # (its quotes were the block's)
+                        plain.remove(i)
+                        quotes -= bodies[i].count(b'"')
         recs = [out[i] for i in plain]
         if self._block_keys(recs) != quotes:  # a line has more quotes than it needs, or
             for i in plain:  # a record an id blank or padded or a rank twice

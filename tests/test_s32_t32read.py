@@ -1,0 +1,204 @@
+"""Session 32 (t32read): readers and writers red-teamed with shapes nobody tried.
+
+Excel's error values as text in a trace file's texts (JSONL, Parquet: a frame
+``pandas.read_excel`` read and saved). A CSV holding them is refused (t31read); the same text in
+JSONL or Parquet was read. Hand-counted from the rows below: systems A and B each make claims c1
+(sentence s1) and c2 (sentence s2), each claim with two retrieved passages p1, p2; A's and B's
+claim texts and passages are the same, so ``judge retrieval`` has 2 claims x 2 passages = 4
+(claim, passage) units and ``judge reasoning`` one unit per trace. With B's c2 claim text
+'#VALUE!', main counted 6 retrieval units (c2's two passages judged again against '#VALUE!');
+with B's c2 passage p2 '#REF!', 5 (the '#REF!' passage a unit of its own); a reasoning '#VALUE!'
+was coded as the verifier's reasoning; all exit 0.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import run_cli
+
+_ROWS = [
+    ("A", "s1", "c1", "refuted"),
+    ("A", "s2", "c2", "supported"),
+    ("B", "s1", "c1", "supported"),
+    ("B", "s2", "c2", "refuted"),
+]
+
+
+def _records() -> list[dict[str, object]]:
+    return [
+        {"system": s, "question_id": "q1", "sentence_id": t, "claim_id": c, "claim": f"claim {c}",
+         "verdict": v, "sentence": f"sentence {t}", "reasoning": f"because {c}",
+         "retriever": "bm25",
+         "passages": [{"passage_id": "p1", "rank": 1, "text": "Aspirin thins blood."},
+                      {"passage_id": "p2", "rank": 2, "text": "Water is wet."}]}
+        for s, t, c, v in _ROWS
+    ]  # fmt: skip
+
+
+def _set(records: list[dict[str, object]], field: str, value: str) -> None:
+    """B's s2 row (line 4 of the JSONL, row 4 of the Parquet) gets ``value`` in ``field``."""
+    row = records[3]
+    if field.startswith("passages"):
+        passages = row["passages"]
+        assert isinstance(passages, list)
+        passages[1]["text"] = value
+    else:
+        row[field] = value
+
+
+def _write(tmp_path: Path, kind: str, records: list[dict[str, object]]) -> Path:
+    path = tmp_path / f"t.{kind}"
+    if kind == "jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from failcodes.traceio import trace_arrow_schema
+
+        # own: the tool's schema (the columnar scan reads it); else pyarrow's guess (int64
+        # ranks: the exact reader's)
+        schema = trace_arrow_schema() if kind == "own.parquet" else None
+        pq.write_table(pa.Table.from_pylist(records, schema=schema), path)
+    return path
+
+
+def _units(tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, traces: Path) -> int:
+    run = tmp_path / f"run-{kind}"
+    code, out, err = run_cli(
+        ["judge", kind, "--from", str(traces), "--no-cache", "--dry-run", "--format", "json",
+         "-o", str(run)],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    units = json.loads(out)["units"]
+    assert isinstance(units, int)
+    return units
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "parquet", "own.parquet"])
+def test_the_hand_counts_without_an_excel_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    # guard (passes on main too): 2 claims x 2 passages = 4 retrieval units; 4 traces, each
+    # with a reasoning = 4 reasoning units
+    traces = _write(tmp_path, kind, _records())
+    assert _units(tmp_path, capsys, "retrieval", traces) == 4
+    assert _units(tmp_path, capsys, "reasoning", traces) == 4
+
+
+_EXCEL = "(a formula that failed; the file holds its text): fix or clear the cell"
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "parquet", "own.parquet"])
+@pytest.mark.parametrize(
+    ("field", "value", "named"),
+    [
+        ("claim", "#VALUE!", "claim"),  # main: 6 retrieval units for 4
+        ("passages", "#REF!", "passages[1].text"),  # main: 5 for 4
+        ("reasoning", "#VALUE!", "reasoning"),  # main: coded as the verifier's reasoning
+        ("sentence", "#REF!", "sentence"),
+        ("retriever", "#NAME?", "retriever"),
+    ],
+)
+@pytest.mark.parametrize("command", ["retrieval", "reasoning", "ingest", "disagreements"])
+def test_excel_error_text_in_a_trace_file_is_refused(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    kind: str,
+    field: str,
+    value: str,
+    named: str,
+    command: str,
+) -> None:
+    # main read each at exit 0 (the counts above); now one line naming the file, B's s2 row
+    # (line 4 / Parquet row 4) and the field, as a CSV's cell is refused
+    records = _records()
+    _set(records, field, value)
+    traces = _write(tmp_path, kind, records)
+    out = tmp_path / "out.jsonl"
+    if command == "ingest":
+        args = ["ingest", "generic", str(traces), "-o", str(out)]
+    elif command == "disagreements":
+        labels = tmp_path / "labels.csv"
+        labels.write_text("sentence_id,has_error\ns1,true\ns2,false\n", encoding="utf-8")
+        args = ["disagreements", "--traces", str(traces), "--labels", str(labels), "-o", str(out)]
+    else:
+        args = ["judge", command, "--from", str(traces), "--no-cache", "--dry-run", "-o",
+                str(tmp_path / "run")]  # fmt: skip
+    code, _, err = run_cli(args, capsys)
+    assert code == 2, err
+    if (command, field, kind) == ("disagreements", "sentence", "own.parquet"):
+        # the arrow scan reads no sentence text; the label check reads it, and refuses it
+        assert err.strip().startswith(
+            f"failcodes: error: {tmp_path / 'labels.csv'}:3, field 'sentence_id': sentence "
+            "'s2' reads 'sentence s2' in the traces of system 'A' and '#REF!' in those of 'B'"
+        )
+    else:
+        assert err.strip().splitlines()[-1] == (
+            f"failcodes: error: {traces}:4, field '{named}': Excel error value {value} {_EXCEL}"
+        )
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "own.parquet"])
+def test_metrics_refuses_a_claim_that_is_an_excel_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    # the columnar scans behind metrics (the msgspec block reader, the Parquet arrow scan):
+    # main read B's c2 claim '#VALUE!' (with no sentence text to tell it from A's 'claim c2',
+    # a label check refused it, naming other cause; with a sentence text, exit 0)
+    records = _records()
+    _set(records, "claim", "#VALUE!")
+    traces = _write(tmp_path, kind, records)
+    labels = tmp_path / "labels.csv"
+    labels.write_text("sentence_id,has_error\ns1,true\ns2,false\n", encoding="utf-8")
+    code, _, err = run_cli(["metrics", "--traces", str(traces), "--labels", str(labels)], capsys)
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {traces}:4, field 'claim': Excel error value #VALUE! {_EXCEL}"
+    )
+
+
+@pytest.mark.parametrize("command", ["judge", "ingest"])
+def test_an_escaped_hash_is_the_same_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # JSON may write '#' as \u0023: the fast readers (a line at a time for the judge's dry
+    # run, a block of lines for ingest) look for both
+    records = _records()
+    _set(records, "passages", "#REF!")
+    traces = tmp_path / "t.jsonl"
+    lines = [json.dumps(r) for r in records]
+    lines[3] = lines[3].replace('"#REF!"', '"\\u0023REF!"')
+    traces.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    if command == "judge":
+        args = ["judge", "retrieval", "--from", str(traces), "--no-cache", "--dry-run", "-o",
+                str(tmp_path / "run")]  # fmt: skip
+    else:
+        args = ["ingest", "generic", str(traces), "-o", str(out)]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert err.strip().splitlines()[-1] == (
+        f"failcodes: error: {traces}:4, field 'passages[1].text': Excel error value #REF! {_EXCEL}"
+    )
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("value", ["#1 cause", "#REF! in the sheet", "#N/A"])
+def test_text_merely_starting_with_a_hash_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    # guard (passes on main too): only a whole text equal to an error value is refused. B's
+    # c2 passage p2 read as a text is a 5th unit (c1-p1, c1-p2, c2-p1, c2-'Water is wet.' and
+    # c2-that text); '#N/A' is a missing mark (no passage: B's c2 keeps p1, A's unit), so 4
+    records = _records()
+    _set(records, "passages", value)
+    traces = _write(tmp_path, "jsonl", records)
+    expected = 4 if value == "#N/A" else 5
+    assert _units(tmp_path, capsys, "retrieval", traces) == expected
