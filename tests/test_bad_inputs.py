@@ -6912,6 +6912,18 @@ T31NA_CASES: list[Case] = [
     ),
 ]
 
+
+def _hive_part(d: Path) -> None:
+    """One part of a table hive-partitioned by system, and a labels table."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (d / "system=A").mkdir()
+    rows = {"question_id": ["q1"], "sentence_id": ["s1"], "claim_id": ["c1"], "claim": ["x"]}
+    pq.write_table(pa.table({**rows, "verdict": ["refuted"]}), d / "system=A" / "p.parquet")
+    (d / "l.csv").write_text("sentence_id,has_error\ns1,true\n", encoding="utf-8")
+
+
 T32READ_CASES: list[Case] = [
     Case(
         # a frame read from a workbook and saved as JSONL kept a failed formula's text as a
@@ -6927,6 +6939,18 @@ T32READ_CASES: list[Case] = [
         ),
         line="failcodes: error: {d}/t.jsonl:1, field 'passages[0].text': Excel error value #REF! "
         "(a formula that failed; the file holds its text): fix or clear the cell",
+    ),
+    Case(
+        # one part of a hive-partitioned table (system=A/part-0.parquet): the column is in the
+        # folder's name; refused "missing column" with no word of it
+        "metrics/hive-partition-part",
+        ("metrics", "--traces", "{d}/system=A/p.parquet", "--labels", "{d}/l.csv"),
+        _hive_part,
+        line="failcodes: error: {d}/system=A/p.parquet:1, field 'system': missing column (have: "
+        "question_id, sentence_id, claim_id, claim, verdict; the folder 'system=A' names it as a "
+        "hive partition, which failcodes does not read (pyarrow reads a partition's value as a "
+        "number where it can: question_id=007 and =7 are one): write the column into each file, "
+        "as text)",
     ),
 ]
 

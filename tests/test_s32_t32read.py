@@ -202,3 +202,56 @@ def test_text_merely_starting_with_a_hash_is_read(
     traces = _write(tmp_path, "jsonl", records)
     expected = 4 if value == "#N/A" else 5
     assert _units(tmp_path, capsys, "retrieval", traces) == expected
+
+
+def _hive(tmp_path: Path) -> Path:
+    """A table hive-partitioned by system (pyarrow.parquet.write_to_dataset): system=A/, B/."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    root = tmp_path / "hive"
+    pq.write_to_dataset(pa.Table.from_pylist(_records()), root, partition_cols=["system"])
+    return root
+
+
+@pytest.mark.parametrize("command", ["metrics", "ingest"])
+def test_a_hive_partition_part_is_refused_naming_its_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # main: "missing column (have: question_id, ...)" with no word of the folder system=A that
+    # holds the column. It is not read from there: pyarrow reads question_id=007 and
+    # question_id=7 folders both as the number 7 (two questions one), so the refusal says it.
+    part = next((_hive(tmp_path) / "system=A").glob("*.parquet"))
+    labels = tmp_path / "labels.csv"
+    labels.write_text("sentence_id,has_error\ns1,true\ns2,false\n", encoding="utf-8")
+    if command == "metrics":
+        args, way = ["metrics", "--traces", str(part), "--labels", str(labels)], ""
+    else:
+        args = ["ingest", "generic", str(part), "-o", str(tmp_path / "o.jsonl")]
+        way = "; or name it with --system"
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {part}:1, field 'system': missing column (have: question_id, "
+        f"sentence_id, claim_id, claim, verdict, sentence, reasoning, retriever, passages{way}; "
+        "the folder 'system=A' names it as a hive partition, which failcodes does not read "
+        "(pyarrow reads a partition's value as a number where it can: question_id=007 and =7 "
+        "are one): write the column into each file, as text)"
+    )
+
+
+def test_a_hive_partitioned_folder_is_refused_naming_its_partitions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # main: "cannot tell the format from the extension '(none)'" alone
+    root = _hive(tmp_path)
+    code, _, err = run_cli(
+        ["ingest", "generic", str(root), "-o", str(tmp_path / "o.jsonl")], capsys
+    )
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {root}: cannot tell the format from the extension '(none)'; "
+        "expected .jsonl, .csv or .parquet (a folder of hive partitions, 'system=A', "
+        "'system=B': failcodes reads files, not a partitioned folder; give its files, each with "
+        "the partition's column written in as text)"
+    )

@@ -106,6 +106,7 @@ def detect_format(path: str | Path) -> Format:
         raise InputError(
             f"cannot tell the format from the extension {suffix or '(none)'!r}; "
             "expected .jsonl, .csv or .parquet"
+            + (partitions_hint(path) if not suffix else "")
             + (" (a compressed file: decompress it and give the file it holds)" if packed else "")
             + (
                 " (a JSON document? `failcodes ingest generic` (traces) or `failcodes ingest "
@@ -490,12 +491,47 @@ def check_columns(
     for name in required:
         if name not in seen:
             hint = header_hint(header, name)
+            have = ", ".join(h for h in header if h)
             raise InputError(
-                hint or f"missing column (have: {', '.join(h for h in header if h)})",
+                hint or f"missing column (have: {have}{partition_hint(path, name)})",
                 path=path,
                 line=1,
                 field=name,
             )
+
+
+def partition_hint(path: str | Path, name: str) -> str:
+    """A clause for a missing column ``name`` a folder above ``path`` is named for, or "".
+
+    A hive-partitioned table (``system=A/part-0.parquet``: ``pyarrow.parquet.write_to_dataset``,
+    Spark, DuckDB's ``PARTITION_BY``) keeps a column in its folders' names, not its files. It
+    is not read from there: pyarrow types the folder's value (``question_id=007`` and
+    ``question_id=7`` both read as the number 7: two questions one), so the refusal says it.
+    """
+    for folder in list(Path(path).parents)[:4]:
+        key, eq, value = folder.name.partition("=")
+        if eq and key == name and value:
+            return (
+                f"; the folder {folder.name!r} names it as a hive partition, which failcodes "
+                "does not read (pyarrow reads a partition's value as a number where it can: "
+                "question_id=007 and =7 are one): write the column into each file, as text"
+            )
+    return ""
+
+
+def partitions_hint(path: str | Path) -> str:
+    """A clause for a folder ``path`` of hive partitions (``system=A``, ``system=B``), or ""."""
+    try:
+        names = sorted(p.name for p in Path(path).iterdir() if p.is_dir() and "=" in p.name[1:])
+    except OSError:
+        return ""
+    if not names:
+        return ""
+    shown = ", ".join(map(repr, names[:3])) + (", ..." if len(names) > 3 else "")
+    return (
+        f" (a folder of hive partitions, {shown}: failcodes reads files, not a partitioned "
+        "folder; give its files, each with the partition's column written in as text)"
+    )
 
 
 class NarrowFloat(float):

@@ -343,6 +343,7 @@ def check_header(path: Path, header: Sequence[str], spec: TableSpec) -> None:
             hint = "; or claim_id from row numbers with --option ids=line"
         elif name == "system":
             hint = "; or name it with --system"
+        hint += tableio.partition_hint(path, name)  # system=A/part-0.parquet
         raise InputError(f"missing column (have: {have}{hint})", path=path, line=1, field=name)
 
 
