@@ -17,9 +17,12 @@ ERRORS = {"q1s1", "q2s1"}
 REFUTES = {"A": {"q1s1", "q2s2"}, "B": {"q1s2", "q3s1"}, "C": {"q1s1", "q3s2"}}
 
 
-def _rows(system: str, retriever: str, closed: tuple[str, ...] = ()) -> str:
+def _rows(
+    system: str, retriever: str, closed: tuple[str, ...] = (), given: tuple[str, ...] = ()
+) -> str:
     """One JSONL line per sentence, two passages a claim; the questions in ``closed`` are
-    closed-book claims (``evidence_source`` none, no passage), the others declared retrieved."""
+    closed-book claims (``evidence_source`` none, no passage), those in ``given`` provided
+    (no retriever), the others declared retrieved."""
     rows = []
     for s in SENTENCES:
         row: dict[str, object] = {
@@ -33,13 +36,14 @@ def _rows(system: str, retriever: str, closed: tuple[str, ...] = ()) -> str:
         if s[:2] in closed:
             row["evidence_source"] = "none"
         else:
-            row["retriever"] = retriever
+            if s[:2] not in given:
+                row["retriever"] = retriever
             row["passages"] = [
                 {"passage_id": f"{s}-{k}", "rank": k, "text": f"Drug {s} trial {k} lowers it."}
                 for k in (1, 2)
             ]
-            if closed:
-                row["evidence_source"] = "retrieved"
+            if closed or given:
+                row["evidence_source"] = "provided" if s[:2] in given else "retrieved"
         rows.append(json.dumps(row) + "\n")
     return "".join(rows)
 
@@ -195,3 +199,98 @@ def test_a_table_attributed_before_a_re_code_is_refused_naming_why(
     table8 = (root / "report" / "tables" / "retrieval_quality.md").read_text()
     assert "| pubmed (n=10) | r2 (n=2) |" in table8
     assert "| Entity match | Exact entity (drug) | 100.0 | 100.0 |" in table8
+
+
+def test_the_plan_from_python_is_the_run_plan_of_the_cli(
+    study: tuple[Path, list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`failcodes run STUDY --plan` had no Python face: a plan needed the study's internals
+    (plan_study, load_state, is_finished). failcodes.plan_run gives it, each step's typed
+    request on it.
+
+    By hand, the study above plans 11 steps: ingest d (1)-(3) (A, B, C), (4) the labels,
+    merge traces d, metrics d, disagreements d, judge retrieval d, judge reasoning d,
+    attribute d, report. Fresh: none finished; once run: all 11 finished, and the lines are
+    what `failcodes run STUDY --plan` prints.
+    """
+    import failcodes
+    from tests.cli_helpers import run_cli
+
+    fresh = _study(tmp_path / "fresh")
+    plan = failcodes.plan_run(fresh)
+    assert [p.step.name for p in plan.steps] == [
+        "ingest d (1)",
+        "ingest d (2)",
+        "ingest d (3)",
+        "ingest d (4)",
+        "merge traces d",
+        "metrics d",
+        "disagreements d",
+        "judge retrieval d",
+        "judge reasoning d",
+        "attribute d",
+        "report",
+    ]
+    assert not any(p.finished for p in plan.steps) and len(plan.pending()) == 11
+    assert isinstance(plan.steps[5].step.request, failcodes.MetricsRequest)
+    root, _ = study
+    done = failcodes.plan_run(root)
+    assert [p.finished for p in done.steps] == [True] * 11 and done.pending() == []
+    code, out, err = run_cli(["run", str(root), "--plan"], capsys)
+    assert code == 0, err
+    assert out.splitlines() == done.lines()
+    assert done.lines()[5].endswith("-o " + str(root / "metrics" / "d.json") + "  # finished")
+
+
+def test_run_study_takes_raw_csv_as_the_cli_does(tmp_path: Path) -> None:
+    """`failcodes run --raw-csv` had no run_study argument (only the CLI's process-wide
+    switch): from Python a claim id '+A-q2s1' was always written "'+A-q2s1" (neutralised
+    against spreadsheet formulas). By hand: A's disagreements are q2s1 and q2s2, two passages
+    each, so per_passage.csv's first two rows are A's q2s1 passages."""
+    import failcodes
+
+    root = _study(tmp_path / "st")
+    path = root / "A.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    path.write_text(
+        "".join(json.dumps({**r, "claim_id": "+" + r["claim_id"]}) + "\n" for r in rows)
+    )
+    table = root / "attribution" / "d" / "per_passage.csv"
+
+    def claim_ids() -> list[str]:
+        return [line.split(",")[4] for line in table.read_text().splitlines()[1:3]]
+
+    failcodes.run_study(root, say=None, raw_csv=True)
+    assert claim_ids() == ["+A-q2s1", "+A-q2s1"]
+    failcodes.run_study(root, say=None, force=True)
+    assert claim_ids() == ["'+A-q2s1", "'+A-q2s1"]
+
+
+def test_a_system_given_evidence_for_some_claims_alone_is_not_called_provided_whole(
+    tmp_path: Path,
+) -> None:
+    """C retrieved from r2 for q1, q2 and was given its q3 passages (evidence provided, no
+    retriever: its own column C). Table 8's caption said "C, r2: evidence provided (given with
+    the item, not retrieved): n counts the passages given", though r2 holds C's retrieved
+    passages alone.
+
+    By hand: C refutes q1s1, q3s2; errors q1s1, q2s1: C disagrees on q2s1 (FN, retrieved from
+    r2: 2 units) and q3s2 (FP, provided: 2 units in column C); pubmed n = 10 (A 4 + B 8 - the
+    2 units of q2s1 both hold, as in the first test).
+    per_passage.csv has no evidence column, so which of C's columns holds the given passages
+    is not known to the report: the caption says the share (1 of C's 2) and "may count".
+    """
+    import failcodes
+
+    root = _study(tmp_path / "st")
+    (root / "C.jsonl").write_text(_rows("C", "r2", given=("q3",)))
+    failcodes.run_study(root, say=None)
+    table8 = (root / "report" / "tables" / "retrieval_quality.md").read_text()
+    assert "| C (n=2) | pubmed (n=10) | r2 (n=2) |" in table8
+    first = table8.splitlines()[0]
+    assert "C, r2: evidence provided (given with the item, not retrieved): n counts" not in first
+    assert (
+        "; C, r2: evidence provided (given with the item, not retrieved) for 1 of C's 2 "
+        "disagreements with a judged passage (retrieved for the others): n may count both, the "
+        "passages given and those retrieved for the disagreements' claims"
+    ) in first

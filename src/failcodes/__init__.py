@@ -17,6 +17,7 @@ The commands as use cases, with the same typed requests the CLI and a study run 
 subprocess, no command line; docs/architecture.md)::
 
     fc.run_study("my-study")                      # failcodes run my-study
+    fc.plan_run("my-study").lines()               # failcodes run my-study --plan
     result = fc.run(fc.JudgeRequest(kind=fc.UnitKind.RETRIEVAL, source="d.jsonl",
                                     judge=["openai:gpt-5-mini"], dry_run=True))
     print(result.estimate.cost_usd)               # failcodes judge retrieval --dry-run ...
@@ -111,6 +112,7 @@ if TYPE_CHECKING:
     from failcodes.stats.tables import ratings_from_frame as ratings_from_frame
     from failcodes.study import init_study as init_study
     from failcodes.study import load_study as load_study
+    from failcodes.study.runner import plan_run as plan_run
     from failcodes.study.runner import run_study as run_study
     from failcodes.traceio import read_traces as read_traces
     from failcodes.traces import Passage as Passage

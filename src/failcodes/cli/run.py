@@ -27,21 +27,10 @@ if TYPE_CHECKING:
 
 def _plan(study: Path, force: bool) -> None:
     """Print the steps' commands (finished ones marked) and why others are not planned."""
-    from failcodes.study.config import check_input_paths, load_study
-    from failcodes.study.layout import StudyLayout
-    from failcodes.study.runner import is_finished, load_state
-    from failcodes.study.steps import plan_notes, plan_study
+    from failcodes.study.runner import plan_run
 
-    layout = StudyLayout.of(study)
-    config = load_study(layout.root)
-    check_input_paths(config, layout.root, inputs=False)  # a plan reads the codebook only
-    state = load_state(layout)
-    for step in plan_study(config, layout):
-        done = not force and is_finished(step, layout, state)
-        # a base URL's user:password@ is redacted here as on every other line printed
-        typer.echo(redact_text(step.command()) + ("  # finished" if done else ""))
-    for note in plan_notes(config, layout):
-        typer.echo(redact_text(f"# {note}"))
+    for line in plan_run(study, force=force).lines():
+        typer.echo(line)
 
 
 class _Bar:

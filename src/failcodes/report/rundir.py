@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -708,8 +708,9 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     no_ids: list[str] = []  # tables without unit ids (made by hand): their rows count each
     coded_systems: dict[tuple[str, str], set[str]] = {}  # (data set, kind) -> systems
     # Table 8's columns of provided evidence (not retrieved) -> the systems they pool whose
-    # evidence was given, and those whose was retrieved (a retriever name both share)
-    provided: dict[str, tuple[set[str], set[str]]] = {}
+    # evidence was given, those whose was retrieved (a retriever name both share), and those
+    # given it for some claims, retrieved for others (said with their counts)
+    provided: dict[str, _Given] = {}
     for path, columns, kind, name in coded:
         if cb is None:  # not so: the bundled one at the least (above)
             break
@@ -727,14 +728,19 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         if kind == "per_passage":
             tally = _prefixed(tally, "retriever", prefix or "", prefix is not None)
             per_passage.append(tally)
-            given = {s for s, e in evidence.get(name, {}).items() if EvidenceSource.PROVIDED in e}
+            judged = {s: e - CITING_SOURCES for s, e in evidence.get(name, {}).items()}
+            given = {s for s, e in judged.items() if EvidenceSource.PROVIDED in e}
             if given and "system" in tally:  # the columns holding evidence given with the item
                 systems = tally["system"].astype(str)
                 for column in set(map(str, tally.loc[systems.isin(given), "retriever"])):
-                    pooled_in = tally["retriever"].astype(str) == column
-                    had, got = provided.setdefault(column, (set(), set()))
-                    had.update(systems[pooled_in & systems.isin(given)])
-                    got.update(systems[pooled_in & ~systems.isin(given)])
+                    group = provided.setdefault(column, _Given())
+                    for system in set(systems[tally["retriever"].astype(str) == column]):
+                        if system not in given:
+                            group.retrieved.add(system)
+                        elif judged[system] == {EvidenceSource.PROVIDED.value}:
+                            group.given.add(system)
+                        else:  # given for some claims, retrieved for others
+                            group.partly[system] = _given_share(mixed[name][system])
         else:
             per_trace.append(_prefixed(tally, "verifier", prefix or "", prefix is not None))
     pp_all = pd.concat(per_passage, ignore_index=True) if per_passage else None
@@ -1248,30 +1254,63 @@ def _no_disagreement_notes(
     return notes
 
 
-def _provided_caption(groups: Mapping[str, tuple[AbstractSet[str], AbstractSet[str]]]) -> str:
+@dataclass
+class _Given:
+    """The systems a Table 8 column of provided evidence pools (:func:`_provided_caption`)."""
+
+    given: set[str] = field(default_factory=set)  # evidence provided for every claim
+    retrieved: set[str] = field(default_factory=set)  # retrieved (a retriever name shared)
+    partly: dict[str, tuple[int, int]] = field(default_factory=dict)  # system -> (given, of)
+
+
+def _given_share(counts: Counter[str]) -> tuple[int, int]:
+    """A system's disagreements with evidence provided, of those with a passage judged."""
+    judged = {s: n for s, n in counts.items() if not set(s.split("+")) <= CITING_SOURCES}
+    given = sum(n for s, n in judged.items() if EvidenceSource.PROVIDED in s.split("+"))
+    return given, sum(judged.values())
+
+
+def _provided_caption(groups: Mapping[str, _Given]) -> str:
     """Table 8's columns of evidence given with the item, in its caption's words.
 
     A system whose evidence is ``provided`` (a cited abstract, a fact-check article given to
     the verifier) retrieved nothing: its column counts the passages it was given, which the
     caption called "units retrieved ... per retriever". ``groups``: each such column, the
-    systems it pools whose evidence was given and those whose evidence was retrieved (a
-    retriever name both share): such a column was captioned "evidence provided" as a whole.
+    systems it pools whose evidence was given, those whose evidence was retrieved (a
+    retriever name both share), and those given it for some claims alone: such a column was
+    captioned "evidence provided" as a whole (a system given evidence for its q3 claims
+    alone had its retriever's column of q1, q2 passages called provided too).
     """
-    given = sorted(c for c, (_, retrieved) in groups.items() if not retrieved)
+    given = sorted(c for c, g in groups.items() if not g.retrieved and not g.partly)
     text = (
         f"; {', '.join(given)}: evidence provided (given with the item, not retrieved): n "
         "counts the passages given with the disagreements' claims"
         if given
         else ""
     )
-    for column, (had, retrieved) in sorted(groups.items()):
-        if retrieved:
-            text += (
-                f"; {column}: evidence provided (given with the item, not retrieved) for "
-                f"{', '.join(sorted(had))}, retrieved for {', '.join(sorted(retrieved))}: n "
-                "counts both, the passages given and those retrieved for the disagreements' "
-                "claims"
-            )
+    bodies: dict[str, list[str]] = {}  # a clause -> the columns it names
+    for column, g in sorted(groups.items()):
+        if not g.retrieved and not g.partly:
+            continue
+        body = "".join(
+            [
+                f" for {', '.join(sorted(g.given))}" if g.given else "",
+                *(
+                    f"{',' if g.given or i else ''} for {k} of {system}'s {n} disagreements with "
+                    "a judged passage (retrieved for the others)"
+                    for i, (system, (k, n)) in enumerate(sorted(g.partly.items()))
+                ),
+                f", retrieved for {', '.join(sorted(g.retrieved))}" if g.retrieved else "",
+                # a partly given system's passages: which column holds the given ones is not
+                # known here (per_passage.csv has no evidence column)
+                f": n {'may count' if g.partly else 'counts'} both, the passages given and "
+                "those retrieved for the disagreements' claims",
+            ]
+        )
+        bodies.setdefault(body, []).append(column)
+    for body, columns in bodies.items():
+        text += f"; {', '.join(columns)}: evidence provided (given with the item, not retrieved)"
+        text += body
     return text
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from failcodes.csvcells import raw_cells
 from failcodes.errors import FailcodesError, InputError, file_errors
 from failcodes.fileio import notes_to
 from failcodes.judge.journal import PROMPT_KEYS, RunIdentityError
@@ -160,6 +161,58 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
 
 
+@dataclass(frozen=True)
+class PlannedStep:
+    """A step of the study's plan and whether it is finished (``failcodes run --plan``)."""
+
+    step: Step
+    finished: bool
+
+    def line(self) -> str:
+        """The step as ``--plan`` prints it: its command line, ``# finished`` when it is."""
+        # a base URL's user:password@ is redacted here as on every other line printed
+        return redact_text(self.step.command()) + ("  # finished" if self.finished else "")
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What ``failcodes run`` would run: every planned step, and why others are not planned."""
+
+    steps: list[PlannedStep]
+    #: Why steps are not planned (a judge kind with nothing to code, a data set of labels only)
+    notes: list[str]
+
+    def pending(self) -> list[Step]:
+        """The steps a run would run (the unfinished ones), in order."""
+        return [p.step for p in self.steps if not p.finished]
+
+    def lines(self) -> list[str]:
+        """What ``failcodes run STUDY --plan`` prints."""
+        return [p.line() for p in self.steps] + [redact_text(f"# {n}") for n in self.notes]
+
+
+def plan_run(study: str | Path, *, force: bool = False) -> RunPlan:
+    """The study's plan, nothing run (``failcodes run STUDY --plan``; ``force``: as ``--force``).
+
+    Each step holds its typed request (``step.request``, for :func:`failcodes.run`) and its
+    command line; a finished step is marked (from Python a plan needed the study's internals:
+    ``plan_study``, ``load_state`` and ``is_finished``). The steps after a pending one are
+    planned from the outputs there now, as ``--plan`` shows them: ``run`` plans again after
+    every step (docs/study.md).
+    """
+    from failcodes.study.steps import plan_notes
+
+    layout = StudyLayout.of(study_folder(study))
+    config = load_study(layout.root)
+    check_input_paths(config, layout.root, inputs=False)  # a plan reads the codebook only
+    state = load_state(layout)
+    steps = [
+        PlannedStep(step, not force and is_finished(step, layout, state))
+        for step in plan_study(config, layout)
+    ]
+    return RunPlan(steps, plan_notes(config, layout))
+
+
 def run_study(
     study: str | Path,
     *,
@@ -167,6 +220,7 @@ def run_study(
     on_start: Callable[[Step], None] | None = None,
     on_result: Callable[[StepResult], None] | None = None,
     say: Callable[[str], None] | None = _stderr,
+    raw_csv: bool = False,
 ) -> list[StepResult]:
     """Run the pending steps of a study in order, in this process (``failcodes run``).
 
@@ -175,8 +229,13 @@ def run_study(
     figure labels the fonts cannot draw, a system whose evidence was read as closed-book) to
     ``say`` too: standard error, as ``failcodes run`` and :func:`failcodes.run` say it (it
     said nothing from Python; ``say=None``: the logs alone). A failing step stops the run with
-    its own one-line error, naming the step and its log.
+    its own one-line error, naming the step and its log. ``raw_csv=True`` is ``--raw-csv``
+    (the steps' CSV text cells written as they are, :mod:`failcodes.csvcells`).
+    :func:`plan_run` gives the plan without running it (``--plan``).
     """
+    if raw_csv:  # the CLI's --raw-csv (from Python only the CLI's global switch gave it)
+        with raw_cells():
+            return run_study(study, force=force, on_start=on_start, on_result=on_result, say=say)
     layout = StudyLayout.of(study_folder(study))
     config = load_study(layout.root)
     check_input_paths(config, layout.root)  # before the lock, the state or any step
