@@ -1001,7 +1001,11 @@ class TableStream:
                 if self._flags:
                     _refuse_error_flag(row, self._flags, self.spec)
                 said = self._said  # a vouched line's (row.raw empty): counted by its voucher
-                word = None if said is None else alias_word(_verdict_cell(row.raw, self.spec), said)
+                word = (
+                    None
+                    if said is None or not row.raw
+                    else alias_word(_verdict_cell(row.raw, self.spec), said)
+                )
                 if word:
                     tally.truths.setdefault(row.path, Counter())[word] += 1
                 if row.raw and (self.spec.passage_columns or reasoning_columns):
