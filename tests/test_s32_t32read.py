@@ -255,3 +255,34 @@ def test_a_hive_partitioned_folder_is_refused_naming_its_partitions(
         "'system=B': failcodes reads files, not a partitioned folder; give its files, each with "
         "the partition's column written in as text)"
     )
+
+
+def test_the_csv_writer_writes_an_excel_error_text_the_reader_reads_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a labels JSONL whose s1 rationale is the text '#REF!' (read as text there). main's
+    # `ingest generic-labels -o labels.csv` wrote the bare cell #REF!, and `metrics` then
+    # refused the tool's own file ("labels.csv:2, field 'rationale': Excel error value #REF!").
+    # Now written '#REF! (a spreadsheet shows the text) and read back as '#REF!'. Hand counts:
+    # A flags s1 (error: TP) and passes s2 (no error: TN); B passes s1 (FN), flags s2 (FP).
+    from failcodes.labelio import read_labels
+
+    traces = _write(tmp_path, "jsonl", _records())
+    source = tmp_path / "l.jsonl"
+    source.write_text(
+        '{"sentence_id": "s1", "has_error": true, "rationale": "#REF!"}\n'
+        '{"sentence_id": "s2", "has_error": false, "rationale": "ok"}\n',
+        encoding="utf-8",
+    )
+    labels = tmp_path / "labels.csv"
+    code, _, err = run_cli(["ingest", "generic-labels", str(source), "-o", str(labels)], capsys)
+    assert code == 0, err
+    assert labels.read_text(encoding="utf-8").splitlines()[1].split(",")[4] == "'#REF!"
+    assert [label.rationale for label in read_labels(labels)] == ["#REF!", "ok"]
+    code, out, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "json"], capsys
+    )
+    assert code == 0, err
+    rows = {r["system"]: r for r in json.loads(out)}
+    assert [rows["A"][k] for k in ("tp", "fp", "fn", "tn")] == [1, 0, 0, 1]
+    assert [rows["B"][k] for k in ("tp", "fp", "fn", "tn")] == [0, 1, 1, 0]

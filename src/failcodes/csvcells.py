@@ -22,16 +22,20 @@ from failcodes.errors import InputError
 if TYPE_CHECKING:
     import pandas as pd
 
-#: Text to neutralise: quotes (possibly none), then a formula character (=+-@, tab or CR:
-#: those a spreadsheet reads as a formula's start, OWASP).
-_LEADING = re.compile(r"'*[=+\-@\t\r]")
+#: What a spreadsheet reads as a formula's start (=+-@, tab or CR: OWASP), or a whole text
+#: it reads as a formula's error value (``#REF!``, Excel's but ``#N/A``, a missing mark:
+#: failcodes' CSV readers refuse such a cell as a formula that failed, so a text so written
+#: was refused on reading back the file the tool wrote).
+_FORMULA = r"(?:[=+\-@\t\r]|#(?:NULL!|DIV/0!|VALUE!|REF!|NAME\?|NUM!|GETTING_DATA)(?![^\n]))"
+#: Text to neutralise: quotes (possibly none), then :data:`_FORMULA`.
+_LEADING = re.compile(f"'*{_FORMULA}")
 #: A line that starts like :data:`_LEADING` (in a column's cells joined by newlines).
-_LEADING_LINE = re.compile(r"^'*[=+\-@\t\r]", re.MULTILINE)
+_LEADING_LINE = re.compile(f"^'*{_FORMULA}", re.MULTILINE)
 #: :data:`_LEADING_LINE` after the first line: a search for its newline first (~3x faster than
 #: a ``^`` tried at every character).
-_LATER_LINE = re.compile(r"\n'*[=+\-@\t\r]")
-#: A cell to restore: one quote or more, then a formula character.
-_NEUTRALISED = re.compile(r"'+[=+\-@\t\r]")
+_LATER_LINE = re.compile(f"\n'*{_FORMULA}")
+#: A cell to restore: one quote or more, then :data:`_FORMULA`.
+_NEUTRALISED = re.compile(f"'+{_FORMULA}")
 #: A plain decimal number (what a spreadsheet reads as a number, not a formula).
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
