@@ -4281,6 +4281,21 @@ REDTEAM_CASES: list[Case] = [
         "for another code?): write it in one slot",
     ),
     Case(
+        # a rating made again later: the refusal named only --sets, which joins both (t32agree)
+        "agree/long-a-rating-made-again",
+        ("agree", "{d}/r.csv"),
+        _write(
+            {
+                "r.csv": "unit,rater,code,created_at\nu1,r1,A,2026-01-01\nu1,r2,A,2026-01-02\n"
+                "u1,r1,B,2026-01-05\n"
+            }
+        ),
+        line="failcodes: error: {d}/r.csv:4, field 'code': unit 'u1' is rated by 'r1' twice "
+        "(lines 2 and 4 differ in column 'created_at' (2026-01-01, 2026-01-05): a rating made "
+        "again? keep the row that counts (--sets would join both); several codes per unit and "
+        "rater, one row each? --sets ';' joins them into one code set)",
+    ),
+    Case(
         "agree/sets-with-weights",
         ("agree", "{d}/r.csv", "--sets", ";", "--weights", "quadratic"),
         _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a\nu3,b,b\n"}),

@@ -161,3 +161,78 @@ def test_a_mark_in_a_code_slot_beside_a_code_is_an_empty_slot_and_a_code_twice_r
         "(r1_code1, r1_code2): a code set holds each code once (a double entry, or a typo for "
         "another code?): write it in one slot"
     )
+
+
+#: Three raters of 10 units, binary, each the lone dissenter on some units (r1 on u5; r2 on
+#: u2, u7, u10; r3 on u4, u6, u9), beside a column holding their majority.
+R1, R2, R3 = "AABBBABBAB", "ABBBAAABAA", "AABAABBBBB"
+MAJORITY = "AABBAABBAB"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["golden", "silver_standard", "criterion_standard", "unanimous", "post_discussion", "verdict"],
+)
+def test_a_majority_column_named_so_is_no_fourth_rater(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """Before: read as a fourth rater, Fleiss 0.298, said only as '(a covariate? --raters
+    r1,r2,r3 leaves it out)'. By hand on r1..r3: u1, u3, u8 unanimous (P_i 1), the 7 others
+    2-1 (P_i 1/3): mean (3 + 7/3) / 10 = 8/15; 'A' 14 of 30 ratings, chance (14/30)^2 +
+    (16/30)^2 = 113/225; Fleiss (120/225 - 113/225) / (112/225) = 7/112 = 0.0625."""
+    rows = "".join(
+        f"u{i + 1},{a},{b},{c},{m}\n"
+        for i, (a, b, c, m) in enumerate(zip(R1, R2, R3, MAJORITY, strict=True))
+    )
+    path = ratings_file(tmp_path, f"unit,r1,r2,r3,{name}\n{rows}")
+    code, out, err = run_cli(["agree", str(path), "--stat", "fleiss", *AGREE_JSON], capsys)
+    assert code == 0, err
+    [row] = json.loads(out)
+    assert row["value"] == pytest.approx(0.0625)
+    assert row["n_raters"] == 3
+    assert f"left out: {name} (named like" in row["notes"][0]
+
+
+def test_compare_reads_a_golden_column_as_no_system(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """compare FILE id,sysA,sysB,golden read 'golden' as a third system (Cochran's Q over
+    three, McNemar pairs 'sysA vs golden'), exit 0: now the reference refusal naming --truth,
+    as 'gold' was."""
+    text = "id,sysA,sysB,golden\n1,1,1,1\n2,0,1,1\n3,1,0,0\n4,0,0,0\n5,1,1,0\n"
+    code, _, err = run_cli(["compare", str(ratings_file(tmp_path, text))], capsys)
+    assert code == 2
+    assert "column 'golden' is named like the reference" in err
+    assert "give the reference with --truth golden" in err
+
+
+def test_a_rating_made_again_later_in_a_long_table_is_said_not_joined_unsaid(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """r1 rated u2 'B' on 1 January and 'A' on 5 January. The refusal named only --sets,
+    which joins both into {A, B}: percent 2/3 (u2 {A,B} against r2's {A}), where the later
+    rating kept gives 3/3 (u1 A/A, u2 A/A, u3 B/B), said only as codes joined. Now the
+    refusal names the time column and the first line under --sets says it."""
+    text = (
+        "unit,rater,code,created_at\nu1,r1,A,2026-01-01\nu1,r2,A,2026-01-02\n"
+        "u2,r1,B,2026-01-01\nu2,r2,A,2026-01-02\nu2,r1,A,2026-01-05\n"
+        "u3,r1,B,2026-01-01\nu3,r2,B,2026-01-02\n"
+    )
+    path = ratings_file(tmp_path, text)
+    code, _, err = run_cli(["agree", str(path), *AGREE_JSON], capsys)
+    assert code == 2
+    assert (
+        "lines 4 and 6 differ in column 'created_at' (2026-01-01, 2026-01-05): a rating made "
+        "again? keep the row that counts (--sets would join both)"
+    ) in err
+    code, out, err = run_cli(["agree", str(path), "--sets", ";", *AGREE_JSON], capsys)
+    assert code == 0, err
+    rows = json.loads(out)
+    assert rows[0]["value"] == pytest.approx(2 / 3)  # the joined sets, as said
+    assert (
+        "1 (unit, rater) pair(s) have rows of different 'created_at', joined into one code "
+        "set: a rating made again? keep the row that counts"
+    ) in rows[0]["notes"][0]
+    later = ratings_file(tmp_path, text.replace("u2,r1,B,2026-01-01\n", ""), "later.csv")
+    code, out, err = run_cli(["agree", str(later), "--stat", "percent", *AGREE_JSON], capsys)
+    assert json.loads(out)[0]["value"] == pytest.approx(1.0)

@@ -27,7 +27,9 @@ from itertools import pairwise
 #: it (``compare`` takes a ``reference`` column for the truth), a panel's, committee's or
 #: arbiter's label, a consolidated or pooled column, ground truth written as one word, who
 #: breaks a tie and the settled code, and the same words in Spanish, Italian, Portuguese,
-#: German and French (accents folded): such a column is no rater.
+#: German and French (accents folded), a golden, silver- or criterion-standard label, a
+#: unanimous, settled or post-discussion one (each a fourth rater beside three: Fleiss 0.298
+#: for the raters' 0.0625 on 10 units, said only as "a covariate?"): such a column is no rater.
 CONSENSUS_WORDS = frozenset(
     """
     majority consensus gold adjudicated adjudication reference adjudicator ref referee panel
@@ -37,7 +39,8 @@ CONSENSUS_WORDS = frozenset(
     resolution reconciliation arbitrator moderated moderation moderator finalised finalized
     consenso konsens konsensus adjudicado adjudicada adjudicacion acordado referencia referenz
     riferimento mayoria maggioranza mehrheit majorite definitivo finale definitif definitive
-    definitiva einigung endgultig arbitrage arbitraje
+    definitiva einigung endgultig arbitrage arbitraje golden silverstandard criterionstandard
+    unanimous unanimity settled discussed postdiscussion afterdiscussion
     """.split()  # noqa: SIM905
 )
 
@@ -187,7 +190,16 @@ TRUTH_NAMES = frozenset({"gt", "label", "labels", "target", "y_true", "true_labe
 #: :func:`named_summaries` as :data:`TRUTH_NAMES` are): ``r1,r2,r3,y`` with ``y`` adjudicated
 #: (2 of 10 rows off the majority) read Fleiss 1/3 for the raters' 0.2, said only as "a
 #: covariate?". ``y`` stays a rater where every column is one letter (raters ``X``, ``Y``, ``Z``).
-OUTCOME_NAMES = ML_TRUTH_NAMES | {"decision", "outcome", "class", "result"}
+OUTCOME_NAMES = (
+    ML_TRUTH_NAMES
+    | {"decision", "outcome", "class", "result"}
+    | {
+        "verdict",
+        "answer",
+        "correct",
+        "is_correct",
+    }
+)
 
 
 def named_summaries(candidates: Sequence[str]) -> tuple[list[str], list[Summary]]:

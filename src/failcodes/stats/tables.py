@@ -359,7 +359,31 @@ def _two_units(
                 f"two units of one id? --by {column} gives each {column} its agreement, or make "
                 "the unit ids unique; "
             )
+    when = _retimed(frame, key, rating)
+    if when:  # the rating made again later: joined by --sets, the earlier code counted too
+        column, _ = when
+        a, b = frame[column].iloc[first], frame[column].iloc[row]
+        return (
+            f"lines {line_of(first)} and {line_of(row)} differ in column {column!r} ({a}, "
+            f"{b}): a rating made again? keep the row that counts (--sets would join both); "
+        )
     return ""
+
+
+def _retimed(frame: pd.DataFrame, key: Sequence[str], rating: str) -> tuple[str, int] | None:
+    """A time column telling a (unit, rater) pair's rows apart, and how many pairs it does.
+
+    ``unit,rater,code,created_at`` with r1's 'B' on u2 and its 'A' three days later: a
+    re-rating. Joined by ``--sets`` into the set {A, B}: percent 2/3 for the 3/3 of the
+    later rating, said only as codes joined.
+    """
+    for column in frame.columns:
+        if column in key or column == rating or not time_column(str(column), frame[column]):
+            continue
+        pairs = frame.groupby(list(key), sort=False, dropna=False)[column].nunique()
+        if (pairs > 1).any():
+            return str(column), int((pairs > 1).sum())
+    return None
 
 
 def wide_from_long(
@@ -1353,6 +1377,7 @@ def ratings_tables(
             no_missing_marks(frame, [shape.rating], source, line_of)
         joins = None if sets in (None, "none") else sets
         several = frame.duplicated(subset=[*keep, shape.unit, shape.rater]).sum()
+        when = _retimed(frame, [*keep, shape.unit, shape.rater], shape.rating) if several else None
         frame = wide_from_long(
             frame, shape, keep=keep, source=source, first_line=first_line, lines=lines, join=joins
         )
@@ -1361,6 +1386,11 @@ def ratings_tables(
                 f"{several} row(s) gave one more code to a (unit, rater) pair: each pair's "
                 f"codes joined into one code set on {joins!r}"
             )
+            if when is not None:  # on the first line: a re-rating joined is a wrong set
+                unread += (
+                    f"; {when[1]} (unit, rater) pair(s) have rows of different {when[0]!r}, "
+                    "joined into one code set: a rating made again? keep the row that counts"
+                )
         unit_column, unit_reason = shape.unit, f"the long table's units ({shape.reason})"
         if raters is None:
             candidates = [str(c) for c in frame.columns if c not in (*keep, shape.unit)]
