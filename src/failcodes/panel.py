@@ -122,6 +122,11 @@ class PanelAgreement(FrozenModel):
     value: float | None
     ci_low: float | None = None
     ci_high: float | None = None
+    ci_method: str | None = Field(
+        default=None,
+        description="How the interval was made (AgreementResult.ci_method: a panel's are "
+        "wald); None in a panel.json written before it was recorded.",
+    )
     n_units: int
     n_members: int
     undefined_reason: str | None = None
@@ -332,7 +337,16 @@ def _results(
 
 
 #: The fields of a PanelAgreement that come from its AgreementResult.
-_OF_RESULT = {"statistic", "value", "ci_low", "ci_high", "n_units", "undefined_reason", "warning"}
+_OF_RESULT = {
+    "statistic",
+    "value",
+    "ci_low",
+    "ci_high",
+    "ci_method",
+    "n_units",
+    "undefined_reason",
+    "warning",
+}
 
 
 def inter_judge_agreement(panel: Panel, part: Part) -> list[PanelAgreement]:

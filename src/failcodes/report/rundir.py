@@ -1462,6 +1462,9 @@ def _panel_rows(folder: Path, run: str) -> list[dict[str, Any]]:
             "value": r.value,
             "ci_low": r.ci_low,
             "ci_high": r.ci_high,
+            # the report's rows named no method: a panel's intervals are Wald's (no bootstrap),
+            # which its "near the ceiling" warning alone implied
+            "interval": (r.ci_method or "not recorded") if r.ci_low is not None else "-",
             "n_units": r.n_units,
             "warning": r.warning or r.undefined_reason,
         }
