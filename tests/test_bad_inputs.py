@@ -6889,6 +6889,24 @@ T32RED_CASES: list[Case] = [
         ),
         expect=("l.csv:2, field 'sentence_id'", "read '1-2' as a date and saved the date"),
     ),
+    Case(
+        # minicheck_support's 1 = holds beside selfcheck_hallucination's 1 = error, read with
+        # one --alias 1=supported: selfcheck TP 0, FP 2, FN 2, TN 0 for TP 2, TN 2 (exit 0)
+        "ingest/verdict-columns-opposite-ways-under-one-alias",
+        (
+            *("ingest", "generic", "{d}/t.csv", "-o", "{d}/o.jsonl", "--option", "ids=line"),
+            *("--verdict-column", "minicheck_support"),
+            *("--verdict-column", "selfcheck_hallucination"),
+            *("--alias", "1=supported", "--alias", "0=refuted"),
+        ),
+        _write(
+            {
+                "t.csv": "sentence_id,claim,minicheck_support,selfcheck_hallucination\n"
+                "s1,a,0,1\ns2,b,1,0\n"
+            }
+        ),
+        expect=("'selfcheck_hallucination' is named as an error flag", "its own --alias"),
+    ),
 ]
 
 

@@ -208,3 +208,111 @@ def test_a_duplicate_label_of_a_decimal_id_names_the_spreadsheet(
     assert code == 2, out
     assert "l.csv:11, field 'sentence_id': duplicate label for sentence '1.1'" in err
     assert "it saves the ids 1.10 and 1.1 both as 1.1 (import the column as Text)" in err
+
+
+#: Two verifiers as columns of one table, opposite ways: minicheck_support's 1 (or true) says
+#: the claim holds, selfcheck_hallucination's 1 (or true) flags a hallucination. Each is right
+#: on all four sentences: q1:s0 and q2:s1 errors, flagged by both; TP 2, TN 2 each by hand.
+_TWO_WAYS = (
+    "question_id,sentence_id,claim,minicheck_support,selfcheck_hallucination,gold\n"
+    "q1,q1:s0,a,0,1,1\nq1,q1:s1,b,1,0,0\nq2,q2:s0,c,1,0,0\nq2,q2:s1,d,0,1,1\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("values", "aliases"),
+    [
+        # 0/1 codes read with one pair of aliases: main gave selfcheck TP 0, FP 2, FN 2, TN 0
+        (("0", "1"), ["--alias", "1=supported", "--alias", "0=refuted"]),
+        # true/false read with the aliases the refusal of selfcheck's true/false names: main
+        # gave minicheck TP 0, FP 2, FN 2, TN 0
+        (("false", "true"), ["--alias", "true=refuted", "--alias", "false=supported"]),
+    ],
+)
+def test_verdict_columns_named_in_opposite_ways_under_one_alias_are_refused(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    values: tuple[str, str],
+    aliases: list[str],
+) -> None:
+    zero, one = values
+    table = _TWO_WAYS.replace(",0,1,", f",{zero},{one},").replace(",1,0,", f",{one},{zero},")
+    (tmp_path / "t.csv").write_text(table, encoding="utf-8")
+    out_file = tmp_path / "o.jsonl"
+    code, out, err = run_cli(
+        [
+            *("ingest", "generic", str(tmp_path / "t.csv"), "-o", str(out_file)),
+            *("--labels-out", str(tmp_path / "l.jsonl"), "--option", "ids=line"),
+            *("--verdict-column", "minicheck_support"),
+            *("--verdict-column", "selfcheck_hallucination"),
+            *("--label-rule", "gold = 1 -> error", *aliases),
+        ],
+        capsys,
+    )
+    assert code == 2, out
+    assert "'selfcheck_hallucination' is named as an error flag and 'minicheck_support'" in err
+    assert "ingest each system apart, each with its own --alias" in err
+    assert not out_file.exists()
+
+
+def test_the_way_through_two_verifiers_named_opposite_ways(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = tmp_path / "t.csv"
+    table.write_text(_TWO_WAYS, encoding="utf-8")
+    mc, sc, labels = tmp_path / "mc.jsonl", tmp_path / "sc.jsonl", tmp_path / "l.jsonl"
+    code, _, err = run_cli(
+        [
+            *("ingest", "generic", str(table), "-o", str(mc), "--labels-out", str(labels)),
+            *("--option", "ids=line", "--verdict-column", "minicheck_support"),
+            *("--map", "selfcheck_hallucination=", "--label-rule", "gold = 1 -> error"),
+            *("--alias", "1=supported", "--alias", "0=refuted"),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    code, _, err = run_cli(
+        [
+            *("ingest", "generic", str(table), "-o", str(sc), "--option", "ids=line"),
+            *("--verdict-column", "selfcheck_hallucination", "--map", "minicheck_support="),
+            *("--map", "gold=", "--alias", "1=refuted", "--alias", "0=supported"),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    code, out, err = run_cli(
+        [
+            *("metrics", "--traces", str(mc), "--traces", str(sc)),
+            *("--labels", str(labels), "--format", "csv"),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    # by hand (above): each TP 2, FP 0, FN 0, TN 2
+    assert metrics_counts(out, "refuted") == {
+        "minicheck_support": (2, 0, 0, 2),
+        "selfcheck_hallucination": (2, 0, 0, 2),
+    }
+
+
+def test_the_true_false_refusal_says_the_alias_reads_every_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # selfcheck beside a verifier column with no direction in its name ('minicheck'): the
+    # refusal's way (--alias true=refuted ...) would read minicheck's true as refuted too.
+    table = _TWO_WAYS.replace("minicheck_support", "minicheck")
+    table = table.replace(",0,1,", ",false,true,").replace(",1,0,", ",true,false,")
+    (tmp_path / "t.csv").write_text(table, encoding="utf-8")
+    code, out, err = run_cli(
+        [
+            *("ingest", "generic", str(tmp_path / "t.csv"), "-o", str(tmp_path / "o.jsonl")),
+            *("--option", "ids=line", "--map", "gold="),
+            *("--verdict-column", "minicheck", "--verdict-column", "selfcheck_hallucination"),
+        ],
+        capsys,
+    )
+    assert code == 2, out
+    assert "holds true/false, which read as supported/refuted" in err
+    assert (
+        "--alias applies to every --verdict-column: if another's true means the claim holds" in err
+    )

@@ -230,6 +230,8 @@ class TableSpec:
                 )
         if self.verdict_threshold is not None:
             _one_score_direction(columns)
+        elif _read_by_column(self.aliases):
+            _one_score_direction(columns, by_alias=True)
         both = sorted(set(systems) & set(self.declared_verdicts))
         if both:
             raise ConfigError(
@@ -1441,13 +1443,35 @@ def refuse_correct_as_error(renames: Mapping[str, str], path: Path) -> None:
             )
 
 
-def _one_score_direction(columns: Sequence[str]) -> None:
+def _read_by_column(aliases: Mapping[str, Verdict]) -> bool:
+    """Whether an ``--alias`` names a value whose meaning is its column's: true/false, yes/no, 1/0.
+
+    ``--alias 1=supported`` reads a 1 as supported in every ``--verdict-column``; a column
+    whose 1 flags a hallucination is then read backwards. A verdict's word (``Not
+    Supported=refuted``) means the same in every column.
+    """
+    for key in aliased_keys(aliases):
+        if key in _TRUTH_WORDS or key.lstrip("+-").replace(".", "", 1).isdigit():
+            return True
+    return False
+
+
+#: Words whose meaning (the claim holds, or an error) is the column's, as a number's is.
+_TRUTH_WORDS = frozenset({"true", "false", "yes", "no", "y", "n", "t", "f"})
+
+
+def _one_score_direction(columns: Sequence[str], *, by_alias: bool = False) -> None:
     """Refuse score columns named in opposite directions under one threshold (ConfigError).
 
     ``--option score_means`` and ``verdict_threshold`` apply to every ``--verdict-column``:
     ``minicheck_support`` beside ``selfcheck_hallucination`` read with ``score_means=error``
     (the refusal of the second named it) took minicheck's high support as errors (TP 0, FP 2,
-    FN 2, TN 0 for TP 2, TN 2, exit 0); read as support, the other way round.
+    FN 2, TN 0 for TP 2, TN 2, exit 0); read as support, the other way round. ``by_alias``:
+    so does an ``--alias`` of true/false or a code (:func:`_read_by_column`): ``--alias
+    true=refuted --alias false=supported``, the way the refusal of ``selfcheck_hallucination``'s
+    true/false names, read ``minicheck_support``'s true as refuted (TP 0, FP 2, FN 2, TN 0 for
+    TP 2, TN 2, exit 0); ``--alias 1=supported --alias 0=refuted`` on 0/1 codes the other
+    column so.
     """
     errors = [c for c in columns if ERROR_FLAG.search(c)]
     support = [
@@ -1455,6 +1479,13 @@ def _one_score_direction(columns: Sequence[str]) -> None:
         for c in columns
         if not ERROR_FLAG.search(c) and (CORRECT_FLAG.search(c) or "entail" in c.lower())
     ]
+    if errors and support and by_alias:
+        raise ConfigError(
+            f"--verdict-column {errors[0]!r} is named as an error flag and {support[0]!r} as "
+            "a support one, but --alias reads true/false (or a code: 1, 0) the same way in "
+            "every column (one of the two would be read backwards): ingest each system apart, "
+            "each with its own --alias, and give the trace files together"
+        )
     if errors and support:
         raise ConfigError(
             f"--verdict-column {errors[0]!r} is named as an error score and {support[0]!r} as "
@@ -1516,7 +1547,13 @@ def _refuse_error_flag(row: _Row, flags: Mapping[str | None, str], spec: TableSp
         f"column {column!r} holds true/false, which read as supported/refuted (true: the "
         "claim holds), but its name says true marks an error: give --alias true=refuted "
         "--alias false=supported (or no_evidence for true), or, if true means the claim "
-        "holds, --alias true=supported --alias false=refuted",
+        "holds, --alias true=supported --alias false=refuted"
+        + (
+            "; --alias applies to every --verdict-column: if another's true means the claim "
+            "holds, ingest each system apart"
+            if len(spec.verdict_columns) > 1
+            else ""
+        ),
         path=row.path,
         line=row.line,
         field=column,
