@@ -294,3 +294,29 @@ def test_a_system_given_evidence_for_some_claims_alone_is_not_called_provided_wh
         "disagreements with a judged passage (retrieved for the others): n may count both, the "
         "passages given and those retrieved for the disagreements' claims"
     ) in first
+
+
+def test_report_with_another_codebook_than_the_runs_names_the_runs_and_the_given_one(
+    study: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """`report STUDY --codebook` naming the bundled v2 on runs coded under v1 (whose copy is
+    in the study folder, and bundled) said "annotations were made under codebook
+    medical-fact-check@1+7e76b8948be6, which is neither in the study folder nor bundled; pass
+    --codebook with that exact version": false on both counts. (7e76b8948be6: the bundled v1's
+    hash, as the study copied it.)"""
+    import failcodes
+
+    root, _ = study
+    given = bundled_dir() / "medical-fact-check.v2.yaml"
+    v2 = failcodes.load_codebook(given)
+    request = failcodes.ReportRequest(run_dir=root, codebook=given, out=tmp_path / "rep")
+    with pytest.raises(failcodes.FailcodesError) as caught:
+        failcodes.run(request, note=None)
+    assert str(caught.value) == (
+        "annotations were made under codebook medical-fact-check@1+7e76b8948be6 (first: "
+        f"judge/d/retrieval), not the --codebook given (medical-fact-check@2+{v2.hash[:12]}): a "
+        "report reads the judge's codes under the codebook they were coded under; leave "
+        "--codebook out (its copy in the study folder is read), or re-code the runs to it (name "
+        "it in the study file's codebook: failcodes run STUDY plans failcodes recode)"
+    )
+    assert not (tmp_path / "rep").exists()

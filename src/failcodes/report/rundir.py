@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, cast
 
 import pandas as pd
 
@@ -478,9 +478,41 @@ def _find_codebook(
     for cb in candidates:
         if cb.hash == digest:
             return cb
+    if explicit is not None:  # it said "neither in the study folder nor bundled" of one that is
+        _not_the_given(name, version, digest, explicit, refs, root)
     raise InputError(
         f"annotations were made under codebook {name}@{version}+{digest[:12]}, which is neither "
         "in the study folder nor bundled; pass --codebook with that exact version"
+    )
+
+
+def _not_the_given(
+    name: str,
+    version: int,
+    digest: str,
+    given: Codebook,
+    refs: Mapping[tuple[str, int, str], str],
+    root: Path,
+) -> NoReturn:
+    """Refuse ``--codebook`` naming another codebook than the judge runs were coded under.
+
+    ``report STUDY --codebook v2.yaml`` on runs coded under v1 (in the study folder and
+    bundled) said "annotations were made under codebook ...@1, which is neither in the study
+    folder nor bundled; pass --codebook with that exact version".
+    """
+    own = root / f"{name}.v{version}.yaml"
+    found = "neither the study folder nor failcodes has it: pass that exact version"
+    with contextlib.suppress(FailcodesError):
+        if own.is_file() and codebooks.load(own).hash == digest:
+            found = "its copy in the study folder is read"
+        elif codebooks.bundled(name, version).hash == digest:
+            found = "the bundled one is read"
+    raise InputError(
+        f"annotations were made under codebook {name}@{version}+{digest[:12]} (first: "
+        f"{next(iter(refs.values()))}), not the --codebook given ({given.name}@{given.version}"
+        f"+{given.hash[:12]}): a report reads the judge's codes under the codebook they were "
+        f"coded under; leave --codebook out ({found}), or re-code the runs to it (name it in "
+        "the study file's codebook: failcodes run STUDY plans failcodes recode)"
     )
 
 
