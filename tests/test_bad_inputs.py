@@ -6974,6 +6974,21 @@ T32READ_CASES: list[Case] = [
         "(a formula that failed; the file holds its text): fix or clear the cell",
     ),
     Case(
+        # a labels frame read from a workbook and saved as JSONL kept a failed formula's text
+        # as an annotator: an annotator '#REF!' of its own, exit 0
+        "metrics/excel-error-annotator-in-jsonl",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.jsonl"),
+        _write(
+            {
+                "t.jsonl": '{"system": "A", "question_id": "q1", "sentence_id": "s1", '
+                '"claim_id": "c1", "claim": "x", "verdict": "refuted"}\n',
+                "l.jsonl": '{"sentence_id": "s1", "has_error": true, "annotator": "#REF!"}\n',
+            }
+        ),
+        line="failcodes: error: {d}/l.jsonl:1, field 'annotator': Excel error value #REF! (a "
+        "formula that failed; the file holds its text): fix or clear the cell",
+    ),
+    Case(
         # one part of a hive-partitioned table (system=A/part-0.parquet): the column is in the
         # folder's name; refused "missing column" with no word of it
         "metrics/hive-partition-part",

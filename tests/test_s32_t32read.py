@@ -257,32 +257,59 @@ def test_a_hive_partitioned_folder_is_refused_naming_its_partitions(
     )
 
 
-def test_the_csv_writer_writes_an_excel_error_text_the_reader_reads_back(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # a labels JSONL whose s1 rationale is the text '#REF!' (read as text there). main's
-    # `ingest generic-labels -o labels.csv` wrote the bare cell #REF!, and `metrics` then
-    # refused the tool's own file ("labels.csv:2, field 'rationale': Excel error value #REF!").
-    # Now written '#REF! (a spreadsheet shows the text) and read back as '#REF!'. Hand counts:
-    # A flags s1 (error: TP) and passes s2 (no error: TN); B passes s1 (FN), flags s2 (FP).
-    from failcodes.labelio import read_labels
+def test_the_csv_writer_writes_an_excel_error_text_as_text(tmp_path: Path) -> None:
+    # main's CSV writer wrote a text '#REF!' (a rationale given through the Python API) as the
+    # bare cell #REF!: a spreadsheet shows a failed formula, and failcodes' CSV reader refused
+    # it as one. Now written '#REF! as '=...' is (a spreadsheet shows the text), taken off on
+    # reading: the cell reads back '#REF!'. '#N/A' (a missing mark) and '#REF! x' are texts.
+    from failcodes.csvcells import neutralise, restore
+    from failcodes.labelio import write_labels
+    from failcodes.labelmodel import Label
 
-    traces = _write(tmp_path, "jsonl", _records())
-    source = tmp_path / "l.jsonl"
-    source.write_text(
-        '{"sentence_id": "s1", "has_error": true, "rationale": "#REF!"}\n'
-        '{"sentence_id": "s2", "has_error": false, "rationale": "ok"}\n',
-        encoding="utf-8",
-    )
     labels = tmp_path / "labels.csv"
-    code, _, err = run_cli(["ingest", "generic-labels", str(source), "-o", str(labels)], capsys)
-    assert code == 0, err
-    assert labels.read_text(encoding="utf-8").splitlines()[1].split(",")[4] == "'#REF!"
-    assert [label.rationale for label in read_labels(labels)] == ["#REF!", "ok"]
-    code, out, err = run_cli(
-        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "json"], capsys
+    write_labels(labels, [Label(sentence_id="s1", has_error=True, rationale="#REF!")])
+    cell = labels.read_text(encoding="utf-8").splitlines()[1].split(",")[4]
+    assert (cell, restore(cell)) == ("'#REF!", "#REF!")
+    for text in ("#VALUE!", "#DIV/0!", "#NAME?", "#NUM!", "#NULL!", "#GETTING_DATA"):
+        assert (neutralise(text), restore(neutralise(text))) == (f"'{text}", text)
+    for text in ("#N/A", "#REF! x", "#1", "'#REF!"):
+        assert restore(neutralise(text)) == text
+    assert neutralise("#N/A") == "#N/A"
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "parquet"])
+@pytest.mark.parametrize("field", ["rationale", "annotator", "sentence"])
+@pytest.mark.parametrize("command", ["metrics", "ingest"])
+def test_excel_error_text_in_a_labels_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, field: str, command: str
+) -> None:
+    # a labels CSV cell '#REF!' is refused (t31read); the same frame saved as JSONL or Parquet
+    # was read, exit 0 (an annotator '#REF!' an annotator of its own, a sentence '#REF!' the
+    # label's sentence text). Now the same line, naming the row (2) and the field.
+    rows = [
+        {"sentence_id": "s1", "has_error": True, "rationale": "r1", "annotator": "ann1",
+         "sentence": "sentence s1"},
+        {"sentence_id": "s2", "has_error": False, "rationale": "r2", "annotator": "ann1",
+         "sentence": "sentence s2"},
+    ]  # fmt: skip
+    rows[1][field] = "#REF!"
+    source = tmp_path / f"l.{kind}"
+    if kind == "jsonl":
+        source.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist(rows), source)
+    traces = _write(tmp_path, "jsonl", _records())
+    out = tmp_path / "o.csv"
+    if command == "metrics":
+        args = ["metrics", "--traces", str(traces), "--labels", str(source)]
+    else:
+        args = ["ingest", "generic-labels", str(source), "-o", str(out)]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2, err
+    assert err.strip() == (
+        f"failcodes: error: {source}:2, field '{field}': Excel error value #REF! {_EXCEL}"
     )
-    assert code == 0, err
-    rows = {r["system"]: r for r in json.loads(out)}
-    assert [rows["A"][k] for k in ("tp", "fp", "fn", "tn")] == [1, 0, 0, 1]
-    assert [rows["B"][k] for k in ("tp", "fp", "fn", "tn")] == [0, 1, 1, 0]
+    assert not out.exists()

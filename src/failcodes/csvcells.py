@@ -24,8 +24,7 @@ if TYPE_CHECKING:
 
 #: What a spreadsheet reads as a formula's start (=+-@, tab or CR: OWASP), or a whole text
 #: it reads as a formula's error value (``#REF!``, Excel's but ``#N/A``, a missing mark:
-#: failcodes' CSV readers refuse such a cell as a formula that failed, so a text so written
-#: was refused on reading back the file the tool wrote).
+#: failcodes' CSV readers refuse such a bare cell as a formula that failed).
 _FORMULA = r"(?:[=+\-@\t\r]|#(?:NULL!|DIV/0!|VALUE!|REF!|NAME\?|NUM!|GETTING_DATA)(?![^\n]))"
 #: Text to neutralise: quotes (possibly none), then :data:`_FORMULA`.
 _LEADING = re.compile(f"'*{_FORMULA}")

@@ -36,6 +36,7 @@ from failcodes.labelcols import (
     total_id_problem,
 )
 from failcodes.tableio import (
+    CELL_ERRORS,
     NO_ID,
     NUMBER_ID_FIELDS,
     NUMBER_NAME_FIELDS,
@@ -50,6 +51,7 @@ from failcodes.tableio import (
     id_problem,
     id_text,
     name_text,
+    refuse_excel_error,
     rename_fields,
     required_fields,
     stage_table,
@@ -511,6 +513,9 @@ def read_labels(
         # named by the file's own column (a --map renamed it)
         column = next((k for k, v in (column_map or {}).items() if v == name), name)
         _check_label_ids(p, column, ids, lines, totals=name in TOTAL_ID_FIELDS)
+    for name in _TEXT_LABEL_FIELDS:  # '#REF!' text (a CSV's cell is refused as such)
+        column = next((k for k, v in (column_map or {}).items() if v == name), name)
+        _check_label_texts(p, column, label_column(labels, name), lines)
     scope = label_scope_problem(labels)
     if scope is not None:  # labels with and without a system: refused where the mix begins
         column = next((k for k, v in (column_map or {}).items() if v == "system"), "system")
@@ -535,6 +540,27 @@ def read_labels(
 
         validate_labels(labels, traces, path=p, lines=lines)
     return labels
+
+
+#: A label's free texts, refused where one is Excel's error value (:func:`_check_label_texts`).
+_TEXT_LABEL_FIELDS = ("annotator", "rationale", "sentence")
+
+
+def _check_label_texts(
+    path: Path, name: str, texts: Sequence[str | None], lines: Sequence[int]
+) -> None:
+    """Refuse a text that is Excel's error value (``#REF!``: a formula that failed).
+
+    A CSV's cell so written is refused (:func:`~failcodes.tableio.checked_csv_rows`); a labels
+    frame read from a workbook and saved as JSONL or Parquet kept the text: an annotator
+    ``#REF!`` was an annotator of its own, a sentence ``#REF!`` the label's sentence text.
+    Looked at in C (a compacted column's few distinct values once).
+    """
+    held: Sequence[Any] = texts if isinstance(texts, list) else list(set(texts))
+    if CELL_ERRORS.isdisjoint(held):
+        return
+    for pos, value in enumerate(texts):
+        refuse_excel_error(value, path, lines[pos], name)
 
 
 def _check_label_ids(
