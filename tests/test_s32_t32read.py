@@ -313,3 +313,66 @@ def test_excel_error_text_in_a_labels_file_is_refused(
         f"failcodes: error: {source}:2, field '{field}': Excel error value #REF! {_EXCEL}"
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "kind"), [("ingest", "csv"), ("ingest", "xlsx"), ("metrics", "csv")]
+)
+def test_a_title_row_above_a_traces_header_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, command: str
+) -> None:
+    # main: "unknown column 'Study traces' (... --map FOREIGN=ours ...)" alone, pointing at a
+    # --map or unmapped=drop (which then said "missing column claim_id (have: Study traces)");
+    # generic-labels and agree named the title row. Now the traces readers name it too.
+    head = "system,question_id,sentence_id,claim_id,claim,verdict"
+    table = tmp_path / f"t.{kind}"
+    if kind == "csv":
+        table.write_text(f"Study traces\n{head}\nA,q1,s1,c1,x,refuted\n", encoding="utf-8")
+    else:  # metrics reads no workbook (refused as one, naming ingest)
+        import openpyxl
+
+        book = openpyxl.Workbook()
+        sheet = book.active
+        assert sheet is not None
+        for row in (["Study traces"], head.split(","), ["A", "q1", "s1", "c1", "x", "refuted"]):
+            sheet.append(row)
+        book.save(table)
+    labels = tmp_path / "l.csv"
+    labels.write_text("sentence_id,has_error\ns1,true\n", encoding="utf-8")
+    if command == "ingest":
+        args = ["ingest", "generic", str(table), "-o", str(tmp_path / "o.jsonl")]
+    else:
+        args = ["metrics", "--traces", str(table), "--labels", str(labels)]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert err.strip().startswith(f"failcodes: error: {table}:1, field 'Study traces': unknown")
+    assert err.strip().endswith(
+        " (line 1 holds one name, 'Study traces': a title above the column names? the first "
+        "non-empty row is the header, one name per column: delete the title row)"
+    )
+
+
+def test_a_title_row_read_with_unmapped_drop_is_named_and_one_real_column_is_not_a_title(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # main: --option unmapped=drop dropped the title's one name, then "missing column (have:
+    # Study traces)" with no word of the title row
+    head = "system,question_id,sentence_id,claim_id,claim,verdict"
+    table = tmp_path / "t.csv"
+    table.write_text(f"Study traces\n{head}\nA,q1,s1,c1,x,refuted\n", encoding="utf-8")
+    args = ["ingest", "generic", str(table), "-o", str(tmp_path / "o.jsonl")]
+    code, _, err = run_cli([*args, "--option", "unmapped=drop"], capsys)
+    assert code == 2
+    assert err.strip() == (
+        f"failcodes: error: {table}:1, field 'claim_id': missing column (have: Study traces; "
+        "or claim_id from row numbers with --option ids=line) (line 1 holds one name, "
+        "'Study traces': a title above the column names? the first non-empty row is the "
+        "header, one name per column: delete the title row)"
+    )
+    # a file of one real column is missing the others: no title named
+    table.write_text("claim\nx\n", encoding="utf-8")
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert "a title above" not in err
+    assert err.strip().startswith(f"failcodes: error: {table}:1, field 'claim_id': missing")
+    assert not (tmp_path / "o.jsonl").exists()

@@ -483,7 +483,8 @@ def check_columns(
             elif "has_error" in columns and sum(h not in columns for h in header if h) > 1:
                 hint += f"; {WIDE_LABELS}"  # refused with no word that it must be reshaped
             raise InputError(
-                f"unknown column (expected some of: {', '.join(columns)}; {hint})",
+                f"unknown column (expected some of: {', '.join(columns)}; {hint})"
+                + title_hint(header, 1),  # a title row above the column names
                 path=path,
                 line=1,
                 field=name,
@@ -493,7 +494,10 @@ def check_columns(
             hint = header_hint(header, name)
             have = ", ".join(h for h in header if h)
             raise InputError(
-                hint or f"missing column (have: {have}{partition_hint(path, name)})",
+                hint
+                or f"missing column (have: {have}{partition_hint(path, name)})"
+                # a title row above the names: its one name is no column of the file's kind
+                + ("" if seen & {*required, *(columns or ())} else title_hint(header, 1)),
                 path=path,
                 line=1,
                 field=name,

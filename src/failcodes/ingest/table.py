@@ -44,7 +44,7 @@ from failcodes.polarity import (
     judges_a_verdict,
     says_correct,
 )
-from failcodes.sheetio import ShownNumber
+from failcodes.sheetio import ShownNumber, title_hint
 from failcodes.spelling import name_key, spelling_key, two_ways
 from failcodes.tracelines import TraceLine, Voucher, missing_mark, refuse_reference
 from failcodes.traces import Marks, Passage, Trace
@@ -317,7 +317,8 @@ def check_header(path: Path, header: Sequence[str], spec: TableSpec) -> None:
                     "; a column of verdicts per system: --verdict-column COLUMN=SYSTEM for each)"
                     if wide
                     else ")"
-                ),
+                )
+                + title_hint(header, 1),  # a title row above the column names
                 path=path,
                 line=1,
                 field=name,
@@ -346,7 +347,14 @@ def check_header(path: Path, header: Sequence[str], spec: TableSpec) -> None:
         elif name == "system":
             hint = "; or name it with --system"
         hint += tableio.partition_hint(path, name)  # system=A/part-0.parquet
-        raise InputError(f"missing column (have: {have}{hint})", path=path, line=1, field=name)
+        raise InputError(
+            f"missing column (have: {have}{hint})"
+            # a title row above the names, read with --option unmapped=drop (no known name)
+            + ("" if fields else title_hint(header, 1)),
+            path=path,
+            line=1,
+            field=name,
+        )
 
 
 def _passages(
