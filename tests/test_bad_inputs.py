@@ -6907,6 +6907,20 @@ T32RED_CASES: list[Case] = [
         ),
         expect=("'selfcheck_hallucination' is named as an error flag", "its own --alias"),
     ),
+    Case(
+        # 'is_correct = 1 -> error': the sentences marked correct became the errors (TP 0,
+        # FP 1, FN 1, TN 0 for TP 1, TN 1, exit 0)
+        "ingest/label-rule-inverting-its-columns-name",
+        (
+            *("ingest", "generic", "{d}/t.csv", "-o", "{d}/o.jsonl", "--option", "ids=line"),
+            *("--system", "A", "--labels-out", "{d}/l.jsonl"),
+            *("--label-rule", "is_correct = 1 -> error"),
+        ),
+        _write(
+            {"t.csv": "sentence_id,claim,verdict,is_correct\ns1,a,refuted,0\ns2,b,supported,1\n"}
+        ),
+        expect=("column 'is_correct' is named as if its true value marks", "is_correct = 0"),
+    ),
 ]
 
 

@@ -316,3 +316,124 @@ def test_the_true_false_refusal_says_the_alias_reads_every_column(
     assert (
         "--alias applies to every --verdict-column: if another's true means the claim holds" in err
     )
+
+
+@pytest.mark.parametrize(
+    ("rule", "way"),
+    [
+        ("is_correct = 1 -> error", "is_correct = 0 -> error"),
+        ("is_correct in {yes} -> error; otherwise -> no_error", "is_correct = no -> error"),
+        ("has_error = 0 -> error", "has_error = 1 -> error"),
+        ("hallucinated = false -> error", "hallucinated = true -> error"),
+        ("clinician_agrees = 1 -> error", "clinician_agrees = 0 -> error"),
+        ("is_not_supported = f -> error", "is_not_supported = t -> error"),
+    ],
+)
+def test_a_label_rule_inverting_its_columns_name_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], rule: str, way: str
+) -> None:
+    # q1:s0 refuted and wrong (the clinician: is_correct 0), q1:s1 supported and right (1).
+    # By hand TP 1, TN 1. Main read 'is_correct = 1 -> error': q1:s0 no error, q1:s1 an
+    # error: TP 0, FP 1, FN 1, TN 0, exit 0, the note only "1 error / 1 no-error".
+    column = rule.split()[0]
+    values = {
+        "is_correct": ("0", "1"),
+        "has_error": ("1", "0"),
+        "hallucinated": ("true", "false"),
+        "clinician_agrees": ("0", "1"),
+        "is_not_supported": ("t", "f"),
+    }
+    if "yes" in rule:
+        values["is_correct"] = ("no", "yes")
+    wrong, right = values[column]
+    table = tmp_path / "t.csv"
+    table.write_text(
+        f"question_id,sentence_id,claim,verdict,{column}\n"
+        f"q1,q1:s0,a,refuted,{wrong}\nq1,q1:s1,b,supported,{right}\n",
+        encoding="utf-8",
+    )
+    out_file = tmp_path / "o.jsonl"
+    code, out, err = run_cli(
+        [
+            *("ingest", "generic", str(table), "-o", str(out_file), "--option", "ids=line"),
+            *("--system", "A", "--labels-out", str(tmp_path / "l.jsonl"), "--label-rule", rule),
+        ],
+        capsys,
+    )
+    assert code == 2, out
+    assert f"column {column!r} is named as if its true value marks" in err
+    assert f"give {way!r}" in err
+    assert not out_file.exists()
+    code, out, err = run_cli(
+        [
+            *("ingest", "generic", str(table), "-o", str(out_file), "--option", "ids=line"),
+            *("--system", "A", "--labels-out", str(tmp_path / "l.jsonl"), "--label-rule", way),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    code, out, err = run_cli(
+        [
+            "metrics",
+            "--traces",
+            str(out_file),
+            "--labels",
+            str(tmp_path / "l.jsonl"),
+            "--format",
+            "csv",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert metrics_counts(out, "refuted") == {"A": (1, 0, 0, 1)}  # by hand, above
+
+
+@pytest.mark.parametrize(
+    ("column", "rule", "cells"),
+    [
+        # 'accuracy' 1-5 (1 least accurate): 1 is a scale's value, no truth value
+        ("accuracy", "accuracy in {1, 2} -> error", ("1", "5", "3")),
+        # ... even where the sample's rows hold 1 alone beside a 5: the rule names 2
+        ("accuracy", "accuracy in {1, 2} -> error", ("1", "5", "5")),
+        # 'correction' is no correctness word: its 1 is an error
+        ("needs_correction", "needs_correction = 1 -> error", ("1", "0", "0")),
+        # the reference itself: its 1 is whatever the labels' 1 is
+        ("correct_label", "correct_label = 1 -> error", ("1", "0", "0")),
+        # names turned round: 0 error-free, 1 not correct are errors
+        ("error_free", "error_free = 0 -> error", ("0", "1", "1")),
+        ("not_correct", "not_correct = 1 -> error", ("1", "0", "0")),
+        ("hallucination_free", "hallucination_free = no -> error", ("no", "yes", "yes")),
+        # the rule the refusal names
+        ("is_correct", "is_correct = 0 -> error", ("0", "1", "1")),
+        ("has_error", "has_error = 1 -> error", ("1", "0", "0")),
+    ],
+)
+def test_a_label_rule_its_columns_name_does_not_contradict_is_read(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    column: str,
+    rule: str,
+    cells: tuple[str, ...],
+) -> None:
+    # q1:s0 refuted, the rule's error; s1, s2 supported, no error -> TP 1, TN 2 by hand.
+    table = tmp_path / "t.csv"
+    table.write_text(
+        f"question_id,sentence_id,claim,verdict,{column}\n"
+        f"q1,q1:s0,a,refuted,{cells[0]}\nq1,q1:s1,b,supported,{cells[1]}\n"
+        f"q1,q1:s2,c,supported,{cells[2]}\n",
+        encoding="utf-8",
+    )
+    traces, labels = tmp_path / "o.jsonl", tmp_path / "l.jsonl"
+    code, _, err = run_cli(
+        [
+            *("ingest", "generic", str(table), "-o", str(traces), "--option", "ids=line"),
+            *("--system", "A", "--labels-out", str(labels), "--label-rule", rule),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    code, out, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "csv"], capsys
+    )
+    assert code == 0, err
+    assert metrics_counts(out, "refuted") == {"A": (1, 0, 0, 2)}

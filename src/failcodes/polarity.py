@@ -109,6 +109,35 @@ def names_correctness(name: str) -> bool:
     )
 
 
+#: Words that make an error word name its absence (``error_free``, ``without_error``,
+#: ``low_risk``, ``harmless``): true there marks no error.
+ABSENCE_WORDS = frozenset(
+    {"free", "without", "absent", "absence", "lack", "lacks", "lacking", "zero", "low", "less"}
+)
+
+
+def true_marks(name: str) -> bool | None:
+    """What ``name`` plainly says its true value marks: True a correct sentence, False an error.
+
+    True: a correctness word (:func:`names_correctness`, ``is_correct``) or an accepting one
+    (``clinician_agrees``); False: :data:`ERROR_FLAG` (``has_error``, ``hallucinated``,
+    ``not_supported``). None where the name says neither, names the reference
+    (``correct_label``), or turns its word round or mixes both (``not_correct``,
+    ``no_error``, ``error_free``, ``harmless``, ``error_corrected``): a reader must not
+    assume which way such a column's true goes.
+    """
+    words = _words(name)
+    if names_correctness(name) or (words & ACCEPT_WORDS and says_correct(name)):
+        return None if words & NEGATION_WORDS else True
+    if ERROR_FLAG.search(name) is None:
+        return None
+    rest = _words(ERROR_FLAG.sub(" ", name))  # 'not_supported' is the flag; 'no_error' is not
+    turned = rest & (NEGATION_WORDS | ABSENCE_WORDS | CORRECT_WORDS | ACCEPT_WORDS)
+    if turned or any(w.endswith(("less", "free")) or w.startswith("correct") for w in rest):
+        return None
+    return False
+
+
 #: Words of a column's name that name a pipeline's verdict (not the answer, whose
 #: correctness is the label: ``answer_correct``, ``model_correct`` are left alone).
 VERDICT_WORDS = frozenset(

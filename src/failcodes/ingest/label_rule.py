@@ -17,7 +17,7 @@ from enum import StrEnum
 from failcodes.codesets import splits
 from failcodes.errors import ConfigError, InputError
 from failcodes.numbertext import reads_as_float, whole_number_text
-from failcodes.polarity import judged_stage, judges_a_verdict
+from failcodes.polarity import judged_stage, judges_a_verdict, true_marks
 from failcodes.tableio import refuse_excel_error
 from failcodes.verdicts import DEFAULT_ALIASES, MISSING_MARKS, Verdict
 
@@ -211,6 +211,7 @@ class LabelRule:
             )
         self._check_variants()
         self._check_sets()
+        self._check_inverted()
         missing = [k for k in self.outcomes if k not in self.seen]
         if not missing:
             return None
@@ -241,6 +242,25 @@ class LabelRule:
                     )
         shown = ", ".join(repr(k) for k in missing)
         return f"label rule {self.text!r}: no row has {shown}"
+
+    def _check_inverted(self) -> None:
+        """Refuse ``is_correct = 1 -> error`` where the column holds truth values alone.
+
+        (:func:`_inverted_truth`; a rule's true/yes words are refused as it is read.) Named at
+        the first row of the value.
+        """
+        if not self.seen or len(self.seen) >= _SEEN_CAP:
+            return
+        if any(_truth(k) is None for k in (*self.seen, *self.outcomes)):
+            return  # a scale (accuracy 1-5, or a rule naming 2), or words: 1 is no truth value
+        inverted = _inverted_truth(self.column, self.outcomes, numbers=True)
+        if inverted is None:
+            return
+        first = next((self.seen[k] for k in self.outcomes if k in self.seen), None)
+        _, path, line = first if first is not None else (None, None, None)
+        raise InputError(
+            f"--label-rule {self.text!r}: {inverted}", path=path, line=line, field=self.column
+        )
 
     def _check_variants(self) -> None:
         """Refuse a value the rule does not name that writes a named one another way.
@@ -389,6 +409,43 @@ def _refuse_verdict_judgement(text: str, column: str, outcomes: dict[str, Outcom
     )
 
 
+def _inverted_truth(column: str, outcomes: dict[str, Outcome], *, numbers: bool) -> str | None:
+    """Why a rule gives a column's truth value the label its name says it is not (or None).
+
+    ``is_correct = 1 -> error``: the sentences the clinicians marked correct became the
+    errors and the others no error (TP 0, FP 1, FN 1, TN 0 for TP 1, TN 1, exit 0), as
+    ``--map is_correct=has_error`` did before it was refused; so is ``is_hallucination = no
+    -> error``. Names as :func:`~failcodes.polarity.true_marks` reads them (a name turned
+    round or mixed, ``error_free``, ``not_correct``, says nothing); values that spell no
+    truth (``wrong``, ``2``) are the rule's own. ``numbers``: whether ``1``/``0`` count (only where
+    the column holds truth values alone: ``accuracy in {1, 2} -> error`` on a 1-5 scale is
+    no truth value).
+    """
+    # 'needs_correction', 'correct_label' (the reference), 'error_free', 'not_correct': None
+    correct = true_marks(column)
+    if correct is None:
+        return None
+    for key, outcome in outcomes.items():
+        truth = _truth(key)
+        if truth is None or outcome is Outcome.SKIP or (reads_as_float(key) and not numbers):
+            continue
+        if (outcome is Outcome.ERROR) == (truth == correct):
+            means = "a correct sentence" if correct else "an error"
+            way = _OTHER_TRUTH.get(key, "false" if truth else "true")
+            return (
+                f"column {column!r} is named as if its true value marks {means}, but the rule "
+                f"gives {key!r} the {outcome.value!r} label (the sentences it marks would count "
+                f"the other way round); give '{column} = {way} -> {outcome.value}', or, if the "
+                "name misleads, rename the column"
+            )
+    return None
+
+
+#: A truth value's opposite written the same way.
+_PAIRS = (("1", "0"), ("true", "false"), ("yes", "no"), ("y", "n"), ("t", "f"))
+_OTHER_TRUTH = {**dict(_PAIRS), **{b: a for a, b in _PAIRS}}
+
+
 def parse_label_rule(text: str) -> LabelRule:
     """Parse a ``--label-rule`` string; a :class:`ConfigError` (one line) if it is malformed."""
     clauses = _clauses(text)
@@ -436,6 +493,9 @@ def parse_label_rule(text: str) -> LabelRule:
     if column is None:
         raise ConfigError(f"--label-rule {text!r}: no clause names a column; {_SYNTAX}")
     _refuse_verdict_judgement(text, column, outcomes)
+    inverted = _inverted_truth(column, outcomes, numbers=False)  # 1/0: by the rows (unmatched)
+    if inverted is not None:
+        raise ConfigError(f"--label-rule {text!r}: {inverted}")
     kinds = set(outcomes.values())
     implied = otherwise is None and len(clauses) == 1 and kinds <= set(_OPPOSITE)
     if implied:
