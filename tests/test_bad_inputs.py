@@ -4296,6 +4296,17 @@ REDTEAM_CASES: list[Case] = [
         "rater, one row each? --sets ';' joins them into one code set)",
     ),
     Case(
+        # a confidence beside the systems: a third system of Cochran's Q and Holm (t32agree)
+        "compare/file-a-confidence-column",
+        ("compare", "{d}/r.csv", "--truth", "truth"),
+        _write({"r.csv": "id,sysA,sysB,truth,confidence\n1,1,0,1,1\n2,0,0,1,0\n3,1,1,0,1\n"}),
+        line="failcodes: error: {d}/r.csv:1, field 'confidence': column 'confidence' is named "
+        "like a note, a confidence or a time, or a value computed from the outcomes (holds "
+        "'confidence'), not a system: read as one it would enter every test (Cochran's Q, a "
+        "McNemar pair with each system, their Holm correction); name the system columns with "
+        "--systems",
+    ),
+    Case(
         "agree/sets-with-weights",
         ("agree", "{d}/r.csv", "--sets", ";", "--weights", "quadratic"),
         _write({"r.csv": "unit_id,r1,r2\nu1,a;b,b;a\nu2,a,a\nu3,b,b\n"}),

@@ -236,3 +236,51 @@ def test_a_rating_made_again_later_in_a_long_table_is_said_not_joined_unsaid(
     later = ratings_file(tmp_path, text.replace("u2,r1,B,2026-01-01\n", ""), "later.csv")
     code, out, err = run_cli(["agree", str(later), "--stat", "percent", *AGREE_JSON], capsys)
     assert json.loads(out)[0]["value"] == pytest.approx(1.0)
+
+
+def test_compare_reads_a_confidence_column_as_no_system(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """compare FILE id,sysA,sysB,truth,confidence (a 0/1 confidence kept beside the systems)
+    read 'confidence' as a third system: Cochran's Q over three and the Holm correction over
+    3 pairs, sysA vs sysB p (Holm) 3 x 0.0625 = 0.1875 for the 0.0625 of the one pair, exit 0.
+    Now refused naming --systems, as agree leaves such a column out; with --systems the one
+    pair's Holm p is its own p."""
+    a, b = "1101101011010110110011010", "1001001010010100100011000"
+    t, c = "1101001011010110100011010", "1111111011111110111011111"
+    rows = "".join(
+        f"{i + 1},{w},{x},{y},{z}\n" for i, (w, x, y, z) in enumerate(zip(a, b, t, c, strict=True))
+    )
+    path = ratings_file(tmp_path, f"id,sysA,sysB,truth,confidence\n{rows}")
+    code, _, err = run_cli(["compare", str(path), "--truth", "truth"], capsys)
+    assert code == 2
+    assert "column 'confidence' is named like a note, a confidence or a time" in err
+    args = ["compare", str(path), "--truth", "truth", "--systems", "sysA,sysB"]
+    code, out, err = run_cli([*args, "--format", "json"], capsys)
+    assert code == 0, err
+    [pair] = [r for r in json.loads(out)["tests"] if r["test"] == "mcnemar_midp"]
+    # on the 13 units the truth flags (recall's McNemar): A flags and B not on units 2, 10,
+    # 15, 24, never the other way: b = 4, c = 0, mid-p 2 * (1/16 - 1/32) = 0.0625; one pair:
+    # Holm the same
+    assert pair["p_value"] == pytest.approx(0.0625)
+    assert pair["p_holm"] == pytest.approx(0.0625)
+
+
+def test_compare_reads_systems_all_named_with_such_a_word_as_systems(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Systems whose every name holds such a word (`match_v1`, `match_v2`: a system called
+    MATCH, two runs) are the systems, as agree keeps `r1_confidence`, `r2_confidence`: read,
+    not refused. The same 25 units as above: b = 4, c = 0 on the 13 the truth flags,
+    McNemar mid-p 2 * (1/16 - 1/32) = 0.0625 (one pair: Holm the same)."""
+    a, b = "1101101011010110110011010", "1001001010010100100011000"
+    t = "1101001011010110100011010"
+    rows = "".join(
+        f"{i + 1},{w},{x},{y}\n" for i, (w, x, y) in enumerate(zip(a, b, t, strict=True))
+    )
+    path = ratings_file(tmp_path, f"id,match_v1,match_v2,truth\n{rows}")
+    code, out, err = run_cli(["compare", str(path), "--truth", "truth", "--format", "json"], capsys)
+    assert code == 0, err
+    [pair] = [r for r in json.loads(out)["tests"] if r["test"] == "mcnemar_midp"]
+    assert pair["p_value"] == pytest.approx(0.0625)
+    assert pair["p_holm"] == pytest.approx(0.0625)

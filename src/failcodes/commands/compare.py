@@ -762,6 +762,23 @@ def _refuse_reference_columns(names: list[str], file: Path) -> None:
     ``has_error_claude``: the systems' error flags).
     """
     from failcodes.stats.summaries import name_words, rater_word, reference_reason, truth_named
+    from failcodes.stats.tableshape import DERIVED_WORDS, NOT_RATING_WORDS
+
+    # a note, a confidence, a time or a value computed from the outcomes (`confidence` 0/1
+    # beside sysA, sysB: a third system, McNemar sysA vs sysB p (Holm) 0.1875 for 0.0625), as
+    # agree leaves such a column out; every column so named: the systems' (as agree's too)
+    beside = {n: w for n in names for w in name_words(n) if w in NOT_RATING_WORDS | DERIVED_WORDS}
+    if beside and len(beside) < len(names):
+        name, word = next(iter(beside.items()))
+        raise InputError(
+            f"column {name!r} is named like a note, a confidence or a time, or a value computed "
+            f"from the outcomes (holds {word!r}), not a system: read as one it would enter "
+            "every test (Cochran's Q, a McNemar pair with each system, their Holm "
+            "correction); name the system columns with --systems",
+            path=file,
+            line=1,
+            field=name,
+        )
 
     # every column one flag named by its system (has_error_gpt, has_error_claude; is_gpt_wrong):
     # the systems' own error flags, not a property kept beside them (refused, nothing was left
