@@ -1942,8 +1942,8 @@ def iter_trace_claims(path: str | Path) -> Iterator[tuple[Any, Any]]:
 _BATCH_ROWS = 1024
 
 
-def _no_id_cells(col: Any) -> Any:
-    """Whether each cell of an id column is no id (``#N/A``, ``nan``: :data:`NO_ID`), or None.
+def _text_cells_in(col: Any, values: frozenset[str] | set[str]) -> Any:
+    """Whether each cell of a text column is one of ``values``.
 
     A column of another type than text (integer ids) holds none: all false.
     """
@@ -1954,22 +1954,17 @@ def _no_id_cells(col: Any) -> Any:
         col = col.cast(col.type.value_type)
     if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
         return pa.array([False] * len(col), pa.bool_())
-    return pc.is_in(col, value_set=pa.array(sorted(NO_ID), col.type))
+    return pc.is_in(col, value_set=pa.array(sorted(values), col.type))
+
+
+def _no_id_cells(col: Any) -> Any:
+    """Whether each cell of an id column is no id (``#N/A``, ``nan``: :data:`NO_ID`)."""
+    return _text_cells_in(col, NO_ID)
 
 
 def _excel_error_cells(col: Any) -> Any:
-    """Whether each cell of a text column is Excel's error value (``#REF!``: :data:`CELL_ERRORS`).
-
-    A column of another type than text holds none: all false.
-    """
-    import pyarrow.compute as pc
-
-    pa, _ = pyarrow_modules()
-    if pa.types.is_dictionary(col.type):
-        col = col.cast(col.type.value_type)
-    if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
-        return pa.array([False] * len(col), pa.bool_())
-    return pc.is_in(col, value_set=pa.array(sorted(CELL_ERRORS), col.type))
+    """Whether each cell of a text column is Excel's error value (:data:`CELL_ERRORS`)."""
+    return _text_cells_in(col, CELL_ERRORS)
 
 
 def _shown_exponent_ids(batch: Any) -> bool:
