@@ -73,7 +73,8 @@ def test_a_missing_value_code_among_ratings_is_refused(
     assert rc == 2
     assert err.strip() == (
         f"failcodes: error: {table}:3, field 'r3': '{code}' among ratings 1-3: a missing-value "
-        "code (SPSS and Stata write 9, 99, 999, -9 or -1)? leave the cell empty (it would be "
+        "code (SPSS and Stata write 9, 99, 999, -9 or -1; a survey 88, 98, 97 or -8 for don't "
+        "know or refused)? leave the cell empty (it would be "
         "a rating of its own, far from the others); a rating indeed: list the categories with "
         "--categories"
     )

@@ -1054,6 +1054,14 @@ _NO_KEYWORD = (
         ),
         "pivot it to one column per rater: frame.pivot(index=UNIT, columns=RATER, values=RATING)",
     ),
+    (  # the rater column named (`--long rater,RATING_COLUMN`, `--long rater,overreach`)
+        re.compile(r"(?:name the columns with )?--long ([^\s,]+),([^\s,;)]+)"),
+        lambda m: (
+            "pivot it to one column per rater: frame.pivot(index=UNIT, "
+            f"columns={m.group(1)!r}, values="
+            f"{m.group(2) if m.group(2) == 'RATING_COLUMN' else repr(m.group(2))})"
+        ),
+    ),
     (
         re.compile(r"--by (\S+) gives each \S+'s agreement apart"),
         r"one table per \1: ratings_from_frame(frame[frame['\1'] == value]) for each value",

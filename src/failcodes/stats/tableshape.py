@@ -507,8 +507,14 @@ def no_missing_marks(
 
 
 #: The codes a statistics package's users give a missing answer (SPSS, Stata: ``9``, ``99``,
-#: ``999``, ``-9``, ``-1``).
-MISSING_CODES = frozenset({9.0, 99.0, 999.0, 9999.0, -1.0, -9.0, -99.0, -999.0})
+#: ``999``, ``-9``, ``-1``) and a survey's "don't know" or "refused" (``88``, ``98``, ``97``,
+#: ``77``, ``-8``, ``-7``; a single 7 or 8 is a rating of many scales): ``88`` for two of r2's
+#: 1-3 ratings was a category of its own, Cohen 0.452 for the 0.619 of the 8 units rated
+#: (statsmodels), said only as "the numbers 1, 2, 3, 88 read as unordered categories".
+MISSING_CODES = frozenset(
+    {9.0, 99.0, 999.0, 9999.0, -1.0, -9.0, -99.0, -999.0}
+    | {77.0, 88.0, 97.0, 98.0, 777.0, 888.0, -7.0, -8.0, -77.0, -88.0, -98.0}
+)
 
 
 def _no_missing_code(
@@ -530,7 +536,8 @@ def _no_missing_code(
         _, row, column, text = min(t for t in numbers if t[0] == code)
         raise InputError(
             f"{text!r} among ratings {low:g}-{high:g}: a missing-value code (SPSS and Stata write "
-            "9, 99, 999, -9 or -1)? leave the cell empty (it would be a rating of its own, "
+            "9, 99, 999, -9 or -1; a survey 88, 98, 97 or -8 for don't know or refused)? "
+            "leave the cell empty (it would be a rating of its own, "
             "far from the others); a rating indeed: list the categories with --categories",
             path=source,
             line=line_of(row),
@@ -753,15 +760,24 @@ def _round_column(frame: pd.DataFrame, key: Sequence[str], raters: Sequence[str]
     """A column beside the raters that tells a unit's rows apart (``round``, ``visit``), or None.
 
     Two rating rounds of the same raters in one table (``unit, round, r1, r2``): the refusal
-    asked for ``--long`` (a rater column), where ``--by round`` reads it.
+    asked for ``--long`` (a rater column), where ``--by round`` reads it. A column named like
+    a rater is no round: ``unit,rater,overreach,conflict`` (one 0/1 column per code) was
+    told ``--by rater``, which read the two codes' columns as two raters (percent 0.5,
+    Cohen 0.0 between the codes, exit 0).
     """
     for col in frame.columns:
-        if col in key or col in raters:
+        if col in key or col in raters or normal_name(str(col)) in RATER_NAMES:
             continue
         column = frame[col].astype(str).str.strip()
         if column.nunique() < len(frame) and not frame[[*key, col]].astype(str).duplicated().any():
             return str(col)
     return None
+
+
+def _zero_one(column: pd.Series) -> bool:
+    """True for a column whose cells given are all 0 or 1 (a code's one-hot column)."""
+    cells = {str(v).strip() for v in column.tolist() if not blank(v)}
+    return bool(cells) and cells <= {"0", "1", "0.0", "1.0", "True", "False", "true", "false"}
 
 
 def one_row_per_unit(
@@ -805,7 +821,13 @@ def one_row_per_unit(
     rest = [str(c) for c in frame.columns if str(c) not in (*key, *named)]
     way = (
         f"--long {named[0]},RATING_COLUMN (the ratings: one of {', '.join(rest[:4])}; the "
-        "other columns are not read)"
+        "other columns are not read"
+        + (
+            f"; one 0/1 column per code? each code's agreement: --long {named[0]},{rest[0]}, "
+            "then the next)"
+            if len(rest) > 1 and all(_zero_one(frame[c]) for c in rest)
+            else ")"
+        )
         if len(named) == 1 and rest
         else "--long RATER_COLUMN,RATING_COLUMN (no rater column? add one naming the rater of "
         "each row)"
