@@ -95,3 +95,35 @@ def test_a_seven_or_eight_on_a_scale_stays_a_rating(
     code, out, err = run_cli(args, capsys)
     assert code == 0, err
     assert json.loads(out)[0]["value"] == pytest.approx(4 / 5)
+
+
+#: two data sets numbering their items alike: X's items 1-3 rated a/a, b/b, a/a by A/B (3 of 3
+#: alike), Y's b/c, c/a, c/c (1 of 3)
+TWO_DATA_SETS = (
+    "dataset,item,annotator,label\nX,1,A,a\nX,1,B,a\nY,1,A,b\nY,1,B,c\nX,2,A,b\nX,2,B,b\n"
+    "Y,2,A,c\nY,2,B,a\nX,3,A,a\nX,3,B,a\nY,3,A,c\nY,3,B,c\n"
+)
+
+
+def test_code_sets_joined_across_a_column_grouping_units_are_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--long annotator,label --sets ';' joined X's item 1 and Y's item 1 into one code set
+    per annotator: exact-set percent 1/3 on 3 units (A {a, b} vs B {a, c}, {b, c} vs {a, b},
+    {a, c} vs {a, c}) where the 6 units read 4/6, said only as codes joined and 'dataset' not
+    read. Now the first line says the pairs whose rows differ in 'dataset' and names --by
+    dataset, which reads X 3/3 and Y 1/3 by hand."""
+    path = ratings_file(tmp_path, TWO_DATA_SETS)
+    args = ["agree", str(path), "--long", "annotator,label", "--stat", "percent"]
+    code, out, err = run_cli([*args, "--sets", ";", *AGREE_JSON], capsys)
+    assert code == 0, err
+    [row] = [r for r in json.loads(out) if r.get("code") is None and r["weights"] == "none"]
+    assert row["value"] == pytest.approx(1 / 3)
+    assert any(
+        "6 (unit, rater) pair(s) have rows of different 'dataset', joined into one code set: "
+        "two units of one id? --by dataset gives each dataset its agreement" in n
+        for n in row["notes"]
+    )
+    code, out, err = run_cli([*args, "--by", "dataset", *AGREE_JSON], capsys)
+    assert code == 0, err
+    assert [r["value"] for r in json.loads(out)] == pytest.approx([1.0, 1 / 3])

@@ -370,6 +370,26 @@ def _two_units(
     return ""
 
 
+def _regrouped(frame: pd.DataFrame, key: Sequence[str], rating: str) -> tuple[str, int] | None:
+    """A column grouping units that tells a (unit, rater) pair's rows apart, and how many pairs.
+
+    ``dataset,item,annotator,label`` of two data sets numbering their items alike: under
+    ``--long annotator,label --sets ';'`` X's item 1 and Y's item 1 were joined into one code
+    set per annotator: exact-set percent 1/3 on 3 units for the 4/6 of the 6 (X 3/3, Y 1/3),
+    said only as codes joined and ``dataset`` not read (as :func:`_two_units`, the refusal
+    without ``--sets``, names it).
+    """
+    unit = key[-1]
+    for column in frame.columns:
+        if column in key or column == rating or time_column(str(column), frame[column]):
+            continue
+        pairs = frame.groupby(list(key), sort=False, dropna=True)[column].nunique()
+        units = frame.groupby(column, sort=False)[unit].nunique()
+        if (pairs > 1).any() and len(units) > 1 and (units > 1).all():
+            return str(column), int((pairs > 1).sum())
+    return None
+
+
 def _retimed(frame: pd.DataFrame, key: Sequence[str], rating: str) -> tuple[str, int] | None:
     """A time column telling a (unit, rater) pair's rows apart, and how many pairs it does.
 
@@ -1385,7 +1405,9 @@ def ratings_tables(
             no_missing_marks(frame, [shape.rating], source, line_of)
         joins = None if sets in (None, "none") else sets
         several = frame.duplicated(subset=[*keep, shape.unit, shape.rater]).sum()
-        when = _retimed(frame, [*keep, shape.unit, shape.rater], shape.rating) if several else None
+        pair = [*keep, shape.unit, shape.rater]
+        when = _retimed(frame, pair, shape.rating) if several else None
+        apart = _regrouped(frame, pair, shape.rating) if several and sets else None
         frame = wide_from_long(
             frame, shape, keep=keep, source=source, first_line=first_line, lines=lines, join=joins
         )
@@ -1398,6 +1420,12 @@ def ratings_tables(
                 unread += (
                     f"; {when[1]} (unit, rater) pair(s) have rows of different {when[0]!r}, "
                     "joined into one code set: a rating made again? keep the row that counts"
+                )
+            if apart is not None:  # two units of one id joined: a wrong set unless meant
+                unread += (
+                    f"; {apart[1]} (unit, rater) pair(s) have rows of different {apart[0]!r}, "
+                    f"joined into one code set: two units of one id? --by {apart[0]} gives each "
+                    f"{apart[0]} its agreement, or make the unit ids unique"
                 )
         unit_column, unit_reason = shape.unit, f"the long table's units ({shape.reason})"
         if raters is None:
