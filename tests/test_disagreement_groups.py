@@ -164,9 +164,11 @@ def test_only_the_disagreeing_groups_lines_are_fetched(
     # columnar.gather_runs: its rows per run and the lines it decodes are counted)
     vouched_lines = disagreementsql._vouched_lines
 
-    def counting_runs(paths: Any, files: Any, offsets: Any, counts: Any, ends: Any) -> Any:
+    def counting_runs(
+        paths: Any, files: Any, offsets: Any, counts: Any, ends: Any, *rest: Any
+    ) -> Any:
         runs.append(list(counts))  # the rows of each run fetched
-        for rec in vouched_lines(paths, files, offsets, counts, ends):
+        for rec in vouched_lines(paths, files, offsets, counts, ends, *rest):
             fetched.append(1)
             yield rec
 

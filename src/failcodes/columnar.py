@@ -225,9 +225,11 @@ def _scan_jsonl(
     engine a chunk at a time (row numbers from ``total`` on). Returns the row count after
     this file and the error of the first invalid line (reading stops there). With ``texts``,
     each row's sentence text goes too, as its hash (:func:`_texts_differ`). ``facts`` gets
-    the rows of no declared evidence source and of a true/false verdict.
+    the rows of no declared evidence source and of a true/false verdict, and the file's
+    ``index`` in :attr:`_Facts.vouched` when the voucher took its every line.
     """
     vouch = Voucher(rewritten=False)
+    every = True  # the voucher took every line so far (none the object reader's)
     sink = _RowSink(con, index, total, texts=texts)
     add, keys, tally = sink.rows.append, _ROW_KEYS, tally_undeclared
     failure: InputError | None = None
@@ -251,6 +253,7 @@ def _scan_jsonl(
                     if rec.evidence_source is None:
                         tally(facts.undeclared, rec.system, None, rec.passages, rec.retriever)
                     continue
+                every = False
                 try:
                     trace = _object_line(raw, lineno, path, facts)
                 except InputError as exc:
@@ -274,6 +277,8 @@ def _scan_jsonl(
             sink.spill()
     sink.flush()
     facts.truths += vouch.truths
+    if every and failure is None:
+        facts.vouched.add(index)
     return sink.row, failure
 
 
@@ -1393,6 +1398,8 @@ class _Facts:
     truths: Counter[str] = field(default_factory=Counter)
     #: As :attr:`TraceColumns.marks <failcodes.tracecols.TraceColumns.marks>`.
     marks: Marks = field(default_factory=Marks)
+    #: The JSONL files (indexes) every line of which the voucher took (:func:`_scan_jsonl`).
+    vouched: set[int] = field(default_factory=set)
 
     def given(self) -> dict[str, Any]:
         """The columns' fields they fill."""
@@ -1898,6 +1905,7 @@ def _group_origin(loaded: _Rows, run: npt.NDArray[np.int64]) -> GroupOrigin:
         formats=tuple(f.value for f in loaded.formats),
         starts=np.array(loaded.starts, dtype=np.int64),
         scattered=scattered,
+        vouched=frozenset(loaded.facts.vouched if loaded.facts is not None else ()),
     )
 
 

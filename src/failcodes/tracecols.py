@@ -272,6 +272,9 @@ class GroupOrigin:
     starts: IntArray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
     #: Rows of groups that are no run, found by a scan (:class:`ScatteredRows`).
     scattered: ScatteredRows | None = None
+    #: The JSONL files (indexes into ``paths``) every line of which the scan's voucher took
+    #: (:meth:`Voucher.lines <failcodes.tracelines.Voucher.lines>`: none the object reader's).
+    vouched: frozenset[int] = frozenset()
 
     def rows_of(self, group: int) -> list[tuple[int, int, int, int]]:
         """A scattered group's rows as (row, file, line, offset), in row order (else [])."""

@@ -335,6 +335,20 @@ class Voucher:
             return None  # '#REF!': the exact reader's error
         return self.vouch(rec, text)
 
+    def again(self, text: str | bytes) -> TraceLine | None:
+        """:meth:`__call__` of a line this voucher's :meth:`lines` took before, read back.
+
+        Only its verdict is made canonical (:meth:`_settle`): its ids, keys, ranks and texts
+        passed then (a line read back by its offset from a file none of whose lines was the
+        exact reader's; ``checked`` also looks for missing marks and references, which a
+        line the exact reader read may hold). None: not decoded (a changed file).
+        """
+        try:
+            rec = self.decode(text)
+        except self.errors:
+            return None
+        return self._settle(rec)
+
     def vouch(self, rec: TraceLine, text: str | bytes | None) -> TraceLine | None:
         """:meth:`__call__` of a decoded (or converted) ``rec``; ``text`` None: a row converted.
 
