@@ -320,3 +320,26 @@ def test_report_with_another_codebook_than_the_runs_names_the_runs_and_the_given
         "it in the study file's codebook: failcodes run STUDY plans failcodes recode)"
     )
     assert not (tmp_path / "rep").exists()
+
+
+def test_a_partly_closed_book_system_without_a_table_8_names_no_table_8(tmp_path: Path) -> None:
+    """With `[judge] kinds = ["reasoning"]` no passage is judged and there is no Table 8: the
+    note on C's closed-book disagreement ("Table 8 counts the units of its other 1 alone") was
+    put beside the attribution (by 470789b), of a table the report does not have. By hand:
+    A 2 + B 4 + C 2 = 8 disagreements attributed (the stages are the rule's without retrieval
+    codes; only the count is pinned here)."""
+    import failcodes
+    from failcodes.report.rundir import load_run_dir
+
+    root = _study(tmp_path / "st")
+    study_file = root / "failcodes.toml"
+    study_file.write_text(
+        study_file.read_text().replace(
+            'judge = "offline"\n', 'judge = "offline"\nkinds = ["reasoning"]\n'
+        )
+    )
+    failcodes.run_study(root, say=None)
+    inputs = load_run_dir(root)
+    assert inputs.per_passage is None
+    assert sum((inputs.attribution or {}).values()) == 8  # A 2 + B 4 + C 2 disagreements
+    assert not [n for n in inputs.notes["attribution"] if "of C's 2 disagreements" in n]

@@ -1010,7 +1010,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     cut = _top_k_caption(
         {n: _attribute_notes(p.parent) for p, _, k, n in coded if k == "per_passage"}
     ) + _provided_caption(provided)
-    closed = _closed_book_notes(evidence) + _part_closed_notes(mixed)
+    closed = _closed_book_notes(evidence)
     return ReportInputs(
         title=meta.title,
         meta=meta,
@@ -1056,7 +1056,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             "metrics": _no_disagreement_notes(layout, traced, with_rows),
             "attribution": _uncoded_notes(coded_systems, with_rows, claimless, evidence)
             + (closed if pp_all is None else []),
-            "retrieval_quality": closed if pp_all is not None else [],
+            # a system partly closed-book: said of Table 8's columns, none without a Table 8
+            "retrieval_quality": closed + _part_closed_notes(mixed) if pp_all is not None else [],
             **review_notes,
         },
         reopen=reopen,
