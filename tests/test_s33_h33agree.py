@@ -127,3 +127,22 @@ def test_code_sets_joined_across_a_column_grouping_units_are_said(
     code, out, err = run_cli([*args, "--by", "dataset", *AGREE_JSON], capsys)
     assert code == 0, err
     assert [r["value"] for r in json.loads(out)] == pytest.approx([1.0, 1 / 3])
+
+
+def test_a_missing_mark_among_text_codes_is_said_from_python() -> None:
+    """From Python, '-' beside 'A'/'B' (a skipped unit) was a category of its own with no word
+    in the notes: percent 0.4 (units 1, 2 of 5 alike) and Cohen 0.0625 (p_o 0.4; each rater
+    A 2/5, B 2/5, '-' 1/5: p_e 9/25; (0.4 - 0.36) / 0.64), where agree's first line says it.
+    Now the notes say it as agree does; the cells left empty (None) read percent 2/3 and
+    Cohen 0.4 (p_o 2/3, p_e 4/9) by hand."""
+    frame = pd.DataFrame({"r1": ["A", "B", "A", "-", "B"], "r2": ["A", "B", "B", "A", "-"]})
+    res = failcodes.agreement_table(failcodes.ratings_from_frame(frame), ["percent", "cohen"])
+    assert [r.value for r in res] == pytest.approx([0.4, 0.0625])
+    assert (
+        "'-' (2 rating(s), by r1, r2) read as a category: a missing rating? leave those cells "
+        "empty" in res.notes
+    )
+    empty = frame.replace("-", None)
+    res = failcodes.agreement_table(failcodes.ratings_from_frame(empty), ["percent", "cohen"])
+    assert [r.value for r in res] == pytest.approx([2 / 3, 0.4])
+    assert not any("read as a category" in n for n in res.notes)

@@ -209,20 +209,13 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
             "a missing rating written 0? leave those cells empty (read here as a rating)"
         )
     clauses += _copies(table)
-    from failcodes.spelling import spelling_key
-    from failcodes.stats.tables import split_category_clause, tick_box_clause
-    from failcodes.stats.tableshape import MISSING_MARKS
+    from failcodes.stats.tables import (
+        marks_read_as_categories,
+        split_category_clause,
+        tick_box_clause,
+    )
 
-    for code, label in enumerate(table.labels or []):
-        # a skipped unit written 'skip' or '-' among text codes: a category of its own
-        # (Fleiss 0.250 for the 0.556 of the cells left empty), and two raters' skips agree
-        if spelling_key(label) in MISSING_MARKS:
-            counts = (table.values == code).sum(axis=0).tolist()
-            by = [r for r, k in zip(table.raters, counts, strict=True) if k]
-            clauses.append(
-                f"'{label}' ({sum(counts)} rating(s), by {', '.join(by)}) read as a "
-                "category: a missing rating? leave those cells empty"
-            )
+    clauses += marks_read_as_categories(table)
     rated = np.isfinite(table.values).sum(axis=0)
     constant = len(clauses)
     for r, k, column in zip(table.raters, rated.tolist(), table.values.T, strict=True):

@@ -132,6 +132,27 @@ class Agreements(list[AgreementResult]):
     __str__ = __repr__
 
 
+def marks_read_as_categories(table: RatingsTable) -> list[str]:
+    """For the first line: a missing-rating mark among text codes read as a category.
+
+    A skipped unit written 'skip' or '-' among text codes is a category of its own (Fleiss
+    0.250 for the 0.556 of the cells left empty), and two raters' skips agree. ``agree`` says
+    it on its first line and :func:`agreement_table` in its notes (from Python a '-' beside
+    'A'/'B' read percent 0.4 and Cohen 0.0625 for the 2/3 and 0.4 of the cells left empty,
+    with no word).
+    """
+    said: list[str] = []
+    for code, label in enumerate(table.labels or []):
+        if spelling_key(label) in MISSING_MARKS:
+            counts = (table.values == code).sum(axis=0).tolist()
+            by = [r for r, k in zip(table.raters, counts, strict=True) if k]
+            said.append(
+                f"'{label}' ({sum(counts)} rating(s), by {', '.join(by)}) read as a "
+                "category: a missing rating? leave those cells empty"
+            )
+    return said
+
+
 def consensus_clause(table: RatingsTable) -> str:
     """The first line's clause on a rater column that sides with the others' majority ("" if none).
 
@@ -2205,7 +2226,7 @@ def agreement_table(
             confidence=confidence,
             clusters=clusters,
         )
-        return Agreements(results, table.notes)
+        return Agreements(results, (*table.notes, *marks_read_as_categories(table)))
     except StatisticsError as e:
         said = in_python_words(str(e), made=True)
         if said == str(e):
