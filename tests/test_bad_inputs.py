@@ -6932,6 +6932,24 @@ T32RED_CASES: list[Case] = [
         ),
         expect=("column 'is_correct' is named as if its true value marks", "is_correct = 0"),
     ),
+    Case(
+        # a sentence's label repeated on each claim row, read per claim: its right claims
+        # became errors (--level claim TP 1, FP 1, FN 4, TN 1 for TP 1, FP 1, FN 1, TN 1)
+        "ingest/label-rule-sentence-label-on-each-claim-row",
+        (
+            *("ingest", "generic", "{d}/t.csv", "-o", "{d}/o.jsonl", "--option", "ids=claim"),
+            *("--system", "A", "--labels-out", "{d}/l.jsonl", "--evidence", "none"),
+            *("--label-rule", "lab = wrong -> error"),
+        ),
+        _write(
+            {
+                "t.csv": "question_id,sentence_id,claim,verdict,lab\n"
+                "q1,q1:s1,a,refuted,wrong\nq1,q1:s1,b,supported,wrong\n"
+                "q2,q2:s1,c,supported,ok\nq2,q2:s1,d,refuted,ok\n"
+            }
+        ),
+        expect=("gives each sentence's claims one label", "label_level=sentence"),
+    ),
 ]
 
 

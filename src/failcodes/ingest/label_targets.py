@@ -14,7 +14,7 @@ targets (claims and sentences), not the rows.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from failcodes.errors import InputError, clip
@@ -37,6 +37,7 @@ class RuleLabels:
         (False when ``--option label_scope=shared`` says the labels are shared anyway).
         """
         kept = LEVELS if label_level == "auto" else (label_level,)
+        self._auto = label_level == "auto"
         self.rows = 0
         self.level = "claim" if label_level == "claim" else "sentence"
         self._targets: dict[str, dict[tuple[str | None, str], tuple[Label, Path, int]]] = {
@@ -160,7 +161,46 @@ class RuleLabels:
         """
         if self.level in self._conflict:
             raise self._conflict[self.level]
+        if self._auto and self.level == "claim":
+            _refuse_repeated_sentence_labels(self._targets["claim"].values())
         return [label for label, _, _ in self._targets[self.level].values()]
+
+
+def _refuse_repeated_sentence_labels(claims: Iterable[tuple[Label, Path, int]]) -> None:
+    """Refuse claim labels that are a sentence's label repeated on its claim rows.
+
+    A long table (a row per claim) or a record of claims nested in sentences carries the
+    clinician's sentence label on every claim row; ``label_level=auto`` read it per claim
+    (claim ids differ from the sentence's), so each correct claim of a wrong sentence became
+    an error: sentence-level metrics refused the claim labels and ``--level claim`` scored
+    TP 1, FP 1, FN 4, TN 1 for the sentences' TP 1, FP 1, FN 1, TN 1, exit 0. Said when
+    two or more sentences have several labelled claims, each sentence's claims share one
+    label, and one such sentence is an error.
+    """
+    error: dict[tuple[str | None, str | None], bool] = {}
+    count: dict[tuple[str | None, str | None], int] = {}
+    first: dict[tuple[str | None, str | None], tuple[Path, int]] = {}
+    for label, path, line in claims:
+        key = (label.system, label.sentence_id)
+        if error.setdefault(key, label.has_error) != label.has_error:
+            return  # a sentence whose claims differ: labelled claim by claim
+        count[key] = count.get(key, 0) + 1
+        first.setdefault(key, (path, line))
+    several = [key for key, n in count.items() if n > 1]
+    wrong = [key for key in several if error[key]]
+    if len(several) < 2 or not wrong:
+        return
+    path, line = first[wrong[0]]
+    raise InputError(
+        f"the label rule gives each sentence's claims one label ({len(several):,} sentences "
+        f"of several claims, none split; sentence {wrong[0][1]!r}: all {count[wrong[0]]} "
+        "claims an error): a sentence's label on each claim row? read per claim, its correct "
+        "claims counted as errors; --option label_level=sentence writes one label per sentence, "
+        "--option label_level=claim keeps them per claim (the clinicians labelled each claim)",
+        path=path,
+        line=line,
+        field="claim_id",
+    )
 
 
 def _text_of(label: Label, level: str, claim: str | None) -> str | None:
