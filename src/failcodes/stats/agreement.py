@@ -29,6 +29,7 @@ Degenerate data never yield an unexplained NaN: the result has ``value=None`` an
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -296,7 +297,9 @@ class PointEstimate:
     #: ``se`` on ``p_a``'s scale (percent agreement, Brennan-Prediger: ``p_e`` constant; Gwet's
     #: AC1: ``p_e`` its estimate, ``se`` AC1's times ``1 - p_e``): its bootstrap or Wald
     #: interval is widened to hold Clopper-Pearson's of effective counts
-    #: (:func:`_effective_interval`)
+    #: (:func:`_effective_interval`). Pooled over items (:func:`pooled_agreements`) ``se`` is
+    #: NaN and ``n`` 0: :func:`finish` puts in the cluster jackknife's se and the units
+    #: (clusters); with clusters, a single item's share is not used (its se ignores them)
     agreement_share: tuple[float, float, float, int] | None = None
 
 
@@ -1054,10 +1057,17 @@ def finish(
             low, high = max(e.value - z * se, bounds[0]), min(e.value + z * se, bounds[1])
             method = "wald"
         label = method
-        if low is not None and high is not None and e.agreement_share and ids is None:
-            low, high, label = _effective_interval(
-                e.agreement_share, (low, high, method), confidence
+        share = e.agreement_share
+        if share is not None and ids is not None:
+            # pooled (pooled_agreements: se NaN): the cluster jackknife's se on p_a's scale
+            pa, pe = share[0], share[2]
+            share = (
+                (pa, se * (1 - pe), pe, n_clusters)
+                if se is not None and n_clusters is not None and math.isnan(share[1])
+                else None
             )
+        if low is not None and high is not None and share:
+            low, high, label = _effective_interval(share, (low, high, method), confidence)
             if label == "clopper_pearson_effective":  # no bound is the bootstrap's
                 mc_error = None
             elif label != method and mc_error is not None:  # the bootstrap bound's alone
@@ -1357,7 +1367,11 @@ def pooled_agreements(
     ``items``: one (units x raters) matrix per item, with the same rows and raters in the same
     order (row ``i`` is one unit in every item; NaN where an item lacks it). The standard
     error is the delete-one-unit jackknife (a unit leaves every item at once: its items share
-    its difficulty) and the interval Wald, or with ``n_bootstrap`` the bootstrap over units.
+    its difficulty) and the interval Wald, or with ``n_bootstrap`` the bootstrap over units;
+    AC1's and Brennan-Prediger's are widened where needed to hold the effective counts'
+    Clopper-Pearson interval (:func:`finish`, that jackknife's se on ``p_a``'s scale), as one
+    item's are: three codes on 2% of 100 units, 3 raters, the cluster bootstrap alone covered
+    Brennan-Prediger 0.929, widened 0.957 (``bench/bench_s32_stats.py --parts 4``).
     ``n_units`` counts the units with a rating, ``n_rows`` the unit x item rows rated twice or
     more; ``observed_agreement`` and ``chance_agreement`` are the two means. ``names`` (the
     items' names, else 1, 2, ...) name an item whose agreement is undefined. The pooled Fleiss
@@ -1421,7 +1435,21 @@ def pooled_agreements(
         else:
             value = (pa - pe) / (1.0 - pe)
             estimates.append(
-                PointEstimate(stat, "nominal", "none", value, None, *sizes, pa, pe, plan=plan)
+                PointEstimate(
+                    stat,
+                    "nominal",
+                    "none",
+                    value,
+                    None,
+                    *sizes,
+                    pa,
+                    pe,
+                    plan=plan,
+                    # a mean of per-unit shares like one item's (bench_s32_stats part 4: three
+                    # codes on 2% of 100 units, Brennan-Prediger's cluster BCa covered 0.929):
+                    # widened in finish() with the cluster jackknife's se (NaN until then)
+                    agreement_share=(pa, math.nan, pe, 0) if stat != "fleiss" else None,
+                )
             )
     return finish(
         estimates,
