@@ -184,3 +184,50 @@ def test_an_annotation_edited_by_another_user_is_said_to_hold_that_users_codes(
         ("dave@x.org", "partial_entity"),
         ("dave@x.org", "irrelevant"),
     ]
+
+
+# --- report: reviews with no review plan (a convenience sample) --------------------------------
+
+
+def test_reviews_with_no_plan_are_said_not_drawn_at_random_beside_human_vs_judge(
+    tmp_path: Path,
+) -> None:
+    # The offline judge coded 20 units: u0-u13 exact_entity, u14-u19 partial_entity. With no
+    # review plan, alice reviewed the 6 it coded partial (the ones it flagged: a convenience
+    # sample) and gave partial on u14 and u17, exact on the 4 others. Human vs judge percent is
+    # 2/6 = 0.333 over those 6 units, and main said nothing beside it (agreement notes empty),
+    # though it speaks for the judge's flagged units, not the 20 it coded.
+    import pytest
+
+    from failcodes.annotations import CoderKind
+    from failcodes.report.rundir import load_run_dir
+    from tests.test_outside_red16b import _review_study
+    from tests.test_report_review import _ann, _write
+
+    ee, pe = "exact_entity", "partial_entity"
+    root = _review_study(tmp_path, [ee] * 14 + [pe] * 6, {})
+    codes = [pe, ee, ee, pe, ee, ee]
+    reviews = [_ann(f"u{14 + i}", c, "alice", CoderKind.HUMAN) for i, c in enumerate(codes)]
+    _write(root / "review" / "alice.jsonl", reviews)
+    inputs = load_run_dir(root)
+    rows = inputs.agreement
+    assert rows is not None
+    [value] = rows[(rows["subject"] == "entity_match") & (rows["statistic"] == "percent")]["value"]
+    assert value == pytest.approx(2 / 6)
+    assert inputs.notes["agreement"] == [
+        "no review plan of the retrieval part: its 6 reviewed unit(s) were not drawn at random "
+        "(picked by hand, or the units the judge flagged?), so human vs judge agreement there, "
+        "and its interval, is over the units reviewed, not the units the judge codes (draw them "
+        "with `failcodes review plan`)"
+    ]
+    # every unit the judge coded reviewed (a census): no draw needed, no note; alice agrees on
+    # u14, u17 and the 14 exact ones she gave exact: percent 16/20 (tests/test_outside_red17b
+    # reviews all 6 units with no plan alike)
+    census = [_ann(f"u{i}", ee, "alice", CoderKind.HUMAN) for i in range(14)]
+    _write(root / "review" / "alice.jsonl", census + reviews)
+    inputs = load_run_dir(root)
+    rows = inputs.agreement
+    assert rows is not None
+    [value] = rows[(rows["subject"] == "entity_match") & (rows["statistic"] == "percent")]["value"]
+    assert value == pytest.approx(16 / 20)
+    assert inputs.notes["agreement"] == []

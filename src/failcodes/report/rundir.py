@@ -873,6 +873,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 "units it codes"
             )
         agreement_notes.extend(_unequal_rates(root, humans))
+        agreement_notes.extend(_unplanned(root, humans, judge_files, cb))
         # reviews made with the judge's codes shown were said under the corrected shares only,
         # where human vs judge agreement leans toward the judge first
         compared = [a for a in humans if a.unit_id not in left_out]
@@ -1792,6 +1793,44 @@ def hand_picked(root: Path, path: Path, plan: Any) -> str | None:
         return None  # said in the corrected shares' notes
     why = draw_reason(plan, read_frame(source))
     return None if why is None else f"{why}; redraw it with: {redraw_command(plan, str(root))}"
+
+
+def _unplanned(
+    root: Path, humans: Sequence[Annotation], judge_files: Sequence[Path], cb: Codebook
+) -> list[str]:
+    """One note per part reviewed with no review plan: its units were not drawn at random.
+
+    Human vs judge agreement then speaks for the units reviewed only: alice's review of the 6
+    units the judge coded partial_entity (of the 20 it coded) read percent 0.333 beside no
+    word, where a plan's units reviewed outside its random draw are left out and said. A part
+    whose every unit the judge coded was reviewed (a census) needs no draw: no note.
+    """
+    planned = {read_plan(p).part for p in plans_dir(root).glob("*.json")}
+    out = []
+    for part in (UnitKind.RETRIEVAL, UnitKind.VERIFICATION):
+        units = {a.unit_id for a in humans if a.unit_kind is part and a.status is Status.SCORED}
+        if units and part not in planned and not _census(units, part, judge_files, cb):
+            out.append(
+                f"no review plan of the {part.value} part: its {len(units)} reviewed unit(s) "
+                "were not drawn at random (picked by hand, or the units the judge flagged?), so "
+                "human vs judge agreement there, and its interval, is over the units reviewed, "
+                "not the units the judge codes (draw them with `failcodes review plan`)"
+            )
+    return out
+
+
+def _census(
+    units: AbstractSet[str], part: UnitKind, judge_files: Sequence[Path], cb: Codebook
+) -> bool:
+    """Whether ``units`` hold every unit of ``part`` the judge runs coded (read until one not)."""
+    from failcodes.annotationio import iter_annotations
+    from failcodes.judge.panelrun import consensus_annotations
+
+    for path in judge_files:  # a panel's folder: its consensus (what a review answers)
+        coded = consensus_annotations(path, cb) if path.is_dir() else iter_annotations(path)
+        if any(a.unit_kind is part and a.unit_id not in units for a in coded):
+            return False
+    return True
 
 
 def _unequal_rates(root: Path, humans: Sequence[Annotation]) -> list[str]:
