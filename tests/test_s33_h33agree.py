@@ -146,3 +146,28 @@ def test_a_missing_mark_among_text_codes_is_said_from_python() -> None:
     res = failcodes.agreement_table(failcodes.ratings_from_frame(empty), ["percent", "cohen"])
     assert [r.value for r in res] == pytest.approx([2 / 3, 0.4])
     assert not any("read as a category" in n for n in res.notes)
+
+
+@pytest.mark.parametrize(
+    ("mark", "said"),
+    [
+        ("NR", "the ratings mix numbers (1, 2, 3) and words (NR): each a category of its own"),
+        (0, "0 given by r2 alone (2 rating(s)), the others' lowest 1: a missing rating written 0?"),
+    ],
+)
+def test_a_word_or_zero_among_numeric_ratings_is_said_from_python(mark: object, said: str) -> None:
+    """From Python 'NR' (or 0) for two of r2's 1-3 ratings was a category of its own with no
+    word in the notes: Cohen 0.452 (statsmodels cohens_kappa with it a category: 0.45205) for
+    the 0.619 of the 8 units rated (0.61905), where agree's first line says it. Now the notes
+    say it as agree does."""
+    r2 = [1, 2, 3, 2, mark, 3, 1, 3, mark, 1]
+    frame = pd.DataFrame({"r1": [1, 2, 3, 1, 2, 3, 1, 2, 3, 1], "r2": r2})
+    if isinstance(mark, str):
+        frame = frame.astype(str)
+    res = failcodes.agreement_table(failcodes.ratings_from_frame(frame), ["cohen"])
+    assert res[0].value == pytest.approx(0.4520547945205479)
+    assert any(said in n for n in res.notes)
+    empty = frame.replace(mark, None)
+    res = failcodes.agreement_table(failcodes.ratings_from_frame(empty), ["cohen"])
+    assert res[0].value == pytest.approx(0.6190476190476191)
+    assert not any(said[:20] in n for n in res.notes)

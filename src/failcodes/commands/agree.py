@@ -19,7 +19,6 @@ from failcodes import jsonio, tableio
 from failcodes.annotations import Annotation, Status, foreign_code
 from failcodes.commands.base import Note, Request, ignore_note, option
 from failcodes.errors import ConfigError, InputError
-from failcodes.numbertext import reads_as_float
 from failcodes.sheetio import notes_into
 from failcodes.stats.names import LEVELS, MAX_RESAMPLES, STATISTICS, WEIGHTS
 
@@ -176,17 +175,15 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
             )
     if counted and given:
         clauses += _given_unused(table, names, counted)
-    numeric = [n for n in table.labels or [] if reads_as_float(n)]
-    if numeric and len(numeric) < len(names):
-        # Ben's a..e beside Gerry's 1..5 with one 'b': alpha 0.699 for the 0.692 of the
-        # scale written one way (Krippendorff 2011, example B), no word
-        words = [n for n in names if n not in numeric]
-        clauses.append(
-            f"the ratings mix numbers ({', '.join(numeric[:4])}) and words "
-            f"({', '.join(words[:4])}): each a category of its own ('{numeric[0]}' and "
-            f"'{words[0]}' never agree); "
-            "one scale written two ways? write the ratings one way"
-        )
+    from failcodes.stats.tables import (
+        marks_read_as_categories,
+        numbers_and_words,
+        split_category_clause,
+        tick_box_clause,
+        zero_below_the_scale,
+    )
+
+    clauses += numbers_and_words(table)
     levels = table.categories.tolist() if table.labels is None else []
     nominal = all(
         r.level == "nominal" and r.weights == "none" for r in results if r.value is not None
@@ -199,22 +196,8 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
         )
     import numpy as np  # loaded already: the table is numpy's
 
-    zeros = [(r, int((c == 0).sum())) for r, c in zip(table.raters, table.values.T, strict=True)]
-    zeros = [(r, k) for r, k in zeros if k]
-    if levels[:2] == [0, 1] and len(levels) >= 3 and len(zeros) == 1 and len(table.raters) > 1:
-        # a missing rating written 0 beside a 1-based scale: read as a rating, at the
-        # interval level alpha 0.616 for the 0.779 of the ratings given, no word
-        clauses.append(
-            f"0 given by {zeros[0][0]} alone ({zeros[0][1]} rating(s)), the others' lowest 1: "
-            "a missing rating written 0? leave those cells empty (read here as a rating)"
-        )
+    clauses += zero_below_the_scale(table)
     clauses += _copies(table)
-    from failcodes.stats.tables import (
-        marks_read_as_categories,
-        split_category_clause,
-        tick_box_clause,
-    )
-
     clauses += marks_read_as_categories(table)
     rated = np.isfinite(table.values).sum(axis=0)
     constant = len(clauses)

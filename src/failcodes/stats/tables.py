@@ -132,6 +132,44 @@ class Agreements(list[AgreementResult]):
     __str__ = __repr__
 
 
+def numbers_and_words(table: RatingsTable) -> list[str]:
+    """For the first line: ratings that mix numbers and words, each a category of its own.
+
+    Ben's a..e beside Gerry's 1..5 with one 'b': alpha 0.699 for the 0.692 of the scale
+    written one way (Krippendorff 2011, example B); from Python 'NR' for two of r2's 1-3
+    ratings read Cohen 0.452 for the 0.619 of the cells left empty, with no word in the notes.
+    """
+    from failcodes.numbertext import reads_as_float
+
+    names = table.labels or []
+    numeric = [n for n in names if reads_as_float(n)]
+    if not numeric or len(numeric) == len(names):
+        return []
+    words = [n for n in names if n not in numeric]
+    return [
+        f"the ratings mix numbers ({', '.join(numeric[:4])}) and words "
+        f"({', '.join(words[:4])}): each a category of its own ('{numeric[0]}' and "
+        f"'{words[0]}' never agree); one scale written two ways? write the ratings one way"
+    ]
+
+
+def zero_below_the_scale(table: RatingsTable) -> list[str]:
+    """For the first line: a 0 one rater alone gave below the others' 1-based scale.
+
+    A missing rating written 0: read as a rating, at the interval level alpha 0.616 for the
+    0.779 of the ratings given, no word (from Python no word in the notes either).
+    """
+    levels = table.categories.tolist() if table.labels is None else []
+    zeros = [(r, int((c == 0).sum())) for r, c in zip(table.raters, table.values.T, strict=True)]
+    zeros = [(r, k) for r, k in zeros if k]
+    if levels[:2] == [0, 1] and len(levels) >= 3 and len(zeros) == 1 and len(table.raters) > 1:
+        return [
+            f"0 given by {zeros[0][0]} alone ({zeros[0][1]} rating(s)), the others' lowest 1: "
+            "a missing rating written 0? leave those cells empty (read here as a rating)"
+        ]
+    return []
+
+
 def marks_read_as_categories(table: RatingsTable) -> list[str]:
     """For the first line: a missing-rating mark among text codes read as a category.
 
@@ -2226,7 +2264,8 @@ def agreement_table(
             confidence=confidence,
             clusters=clusters,
         )
-        return Agreements(results, (*table.notes, *marks_read_as_categories(table)))
+        sayers = (numbers_and_words, zero_below_the_scale, marks_read_as_categories)
+        return Agreements(results, (*table.notes, *(c for say in sayers for c in say(table))))
     except StatisticsError as e:
         said = in_python_words(str(e), made=True)
         if said == str(e):
