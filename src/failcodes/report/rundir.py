@@ -570,6 +570,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
 
     metrics: list[dict[str, Any]] = []
     assumed: list[tuple[str, str]] = []  # the run box: what each metrics file assumed
+    metric_levels: dict[str, set[str]] = {}  # data set -> the levels its metrics counted
     for path in metric_files:
         rows = _records(read_json(path), path, ("system",))
         shape = shape_of_rows(rows)
@@ -582,6 +583,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         )
         if rows:  # an older file's numbers came with no word of their assumptions
             assumed.append((f"Data ({path.stem})" if many else "Data", said))
+        metric_levels[path.stem] = {str(row.get("level")) for row in rows}
         for row in rows:
             if many:
                 row = {**row, "system": f"{path.stem}/{row['system']}"}
@@ -1007,7 +1009,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             else []
         ),
     )
-    caption, levels = _attribution_caption(layout, with_rows)
+    caption, levels = _attribution_caption(layout, with_rows, metric_levels)
     cut = _top_k_caption(
         {n: _attribute_notes(p.parent) for p, _, k, n in coded if k == "per_passage"}
     ) + _provided_caption(provided)
@@ -1230,13 +1232,17 @@ def _comparisons_frame(rows: list[dict[str, Any]]) -> pd.DataFrame | None:
 
 
 def _attribution_caption(
-    layout: StudyLayout, with_rows: Mapping[str, object]
+    layout: StudyLayout, with_rows: Mapping[str, object], metric_levels: Mapping[str, set[str]]
 ) -> tuple[str, set[str]]:
     """What the attribution summary's disagreements are: their error mapping; their levels.
 
     The metrics tables show every mapping of ``[metrics]``; the disagreements attributed are
     one mapping's (``[disagreements]``), named nowhere. The levels (``sentence``, ``claim``)
-    word Tables 8-9's captions (:data:`failcodes.report.build.ROWS_CAPTION`).
+    word Tables 8-9's captions (:data:`failcodes.report.build.ROWS_CAPTION`). Claims over
+    metrics that count sentences (``[disagreements] level = "claim"`` alone) say their label
+    rule, which the run box's Data line, the metrics', does not: each claim of a sentence
+    labelled an error was a disagreement where it was not flagged (sentence labels alone:
+    A 3 claims where its sentences give 1, unsaid).
     """
     mappings = {}
     levels: set[str] = set()
@@ -1244,8 +1250,14 @@ def _attribution_caption(
         with contextlib.suppress(OSError, ValueError, KeyError, TypeError, StopIteration):
             with layout.disagreements(name).open("rb") as handle:
                 first = json.loads(next(line for line in handle if line.strip()))
-            mappings[name] = f"{first['mapping']} ({first['level']} level)"
-            levels.add(str(first["level"]))
+            level = str(first["level"])
+            rule = ""
+            if level == "claim" and metric_levels.get(name) == {"sentence"}:
+                rule = (
+                    ": a claim's own label, else its sentence's; the P/R/F1 table counts sentences"
+                )
+            mappings[name] = f"{first['mapping']} ({level} level{rule})"
+            levels.add(level)
     text = ""
     if len(set(mappings.values())) == 1:
         text = f"; error mapping {next(iter(mappings.values()))}"
