@@ -171,3 +171,16 @@ def test_a_word_or_zero_among_numeric_ratings_is_said_from_python(mark: object, 
     res = failcodes.agreement_table(failcodes.ratings_from_frame(empty), ["cohen"])
     assert res[0].value == pytest.approx(0.6190476190476191)
     assert not any(said[:20] in n for n in res.notes)
+
+
+def test_a_frame_refusal_names_an_integer_index_label_as_a_number() -> None:
+    """A unit on two rows of a frame indexed by integers was named 'row np.int64(1)
+    (position 1)' (numpy's repr); now 'row 1 (position 1)'."""
+    frame = pd.DataFrame(
+        {"r1": ["A", "B", "A", "B"], "r2": ["A", "B", "B", "B"]},
+        index=pd.Index([1, 1, 2, 3], name="unit"),
+    )
+    with pytest.raises(InputError) as caught:
+        failcodes.ratings_from_frame(frame)
+    assert "row 1 (position 1)" in str(caught.value)
+    assert "np.int64" not in str(caught.value)

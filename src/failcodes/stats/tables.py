@@ -1273,6 +1273,8 @@ def _rows_named(text: str, frame: pd.DataFrame) -> str:
         if not 0 <= pos < len(frame):
             return m.group(0)
         label = frame.index[pos]
+        if isinstance(label, np.generic):  # a numpy integer's repr: 'np.int64(1)'
+            label = label.item()
         if isinstance(frame.index, pd.RangeIndex) and label == pos:
             return f"row {pos}"
         return f"row {label!r} (position {pos})"
