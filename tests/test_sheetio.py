@@ -203,3 +203,32 @@ def test_a_formula_excel_computed_reads_as_its_value(tmp_path: Path) -> None:
         for name, data in parts.items():
             z.writestr(name, data)
     assert list(sheet_rows(path)) == [(2, {"sentence_id": "s1", "has_error": True})]
+
+
+def test_excels_escape_of_a_carriage_return_is_read_as_one(tmp_path: Path) -> None:
+    # Excel saves a carriage return in a cell's text as _x000D_ (ECMA-376 ST_Xstring _xHHHH_);
+    # main read it as those 7 characters: the claim 'line one_x000D_\nline two' went to the
+    # trace and the judge. Now decoded: 'line one\r\nline two'; '_x005F_' (Excel's escape of
+    # '_') is '_', so a literal '_x000D_' Excel saved as '_x005F_x000D_' stays that text.
+    import re
+    import zipfile
+
+    book = Workbook()
+    sheet = book.active
+    sheet.append(["system", "question_id", "sentence_id", "claim_id", "claim", "verdict"])
+    sheet.append(["A", "q1", "s1", "c1", "CLAIM", "refuted"])
+    sheet.append(["A", "q1", "s2", "c2", "LITERAL", "supported"])
+    plain = tmp_path / "plain.xlsx"
+    book.save(plain)
+    path = tmp_path / "excel.xlsx"
+    with zipfile.ZipFile(plain) as zin, zipfile.ZipFile(path, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                text = data.decode("utf-8").replace("CLAIM", "line one_x000D_\nline two")
+                text = text.replace("LITERAL", "a _x005F_x000D_ b")
+                data = text.encode("utf-8")
+                assert re.search("x000D", text)
+            zout.writestr(item, data)
+    claims = [rec["claim"] for _, rec in sheet_rows(path)]
+    assert claims == ["line one\r\nline two", "a _x000D_ b"]

@@ -52,7 +52,21 @@ def column_letter(index: int) -> str:
     return letters
 
 
+#: Excel's escape of a character in a text (ECMA-376 ST_Xstring, ``_xHHHH_``): it saves a
+#: carriage return pasted into a cell as ``_x000D_``; openpyxl decodes none (a claim read
+#: 'line one_x000D_' + line break + 'line two', the judge given that text). A surrogate code
+#: is left as written (no text holds one alone).
+_XSTRING = re.compile(r"_x([0-9A-Fa-f]{4})_")
+
+
+def _unescaped(match: re.Match[str]) -> str:
+    code = int(match.group(1), 16)
+    return match.group(0) if 0xD800 <= code <= 0xDFFF else chr(code)
+
+
 def _cell(value: Any) -> Any:
+    if isinstance(value, str) and "_x" in value:
+        value = _XSTRING.sub(_unescaped, value)
     if isinstance(value, str) and not value.strip():
         return None
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
