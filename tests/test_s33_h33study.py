@@ -94,3 +94,73 @@ def test_claim_level_disagreements_over_sentence_metrics_say_their_label_rule(
     )
     for name in ("attribution", "retrieval_quality", "reasoning_steps"):
         assert said in (tables / f"{name}.md").read_text().splitlines()[0], name
+
+
+def test_an_asserting_pipeline_is_not_said_to_have_a_verifier(tmp_path: Path) -> None:
+    """G asserts its claims (`verdict = "supported"`: a long-form answer, no verifier) beside A,
+    a verifier; both retrieve from r1. G's two misses (q1s1, q2s1: errors it asserted) were
+    attributed "...; the verifier had usable evidence", of a pipeline with no verifier.
+
+    By hand: errors q1s1, q2s1; A refutes q1s1, q2s2: TP 1, FP 1, FN 1, TN 3; G flags nothing:
+    TP 0, FP 0, FN 2, TN 4. Every passage repeats its claim's words (the offline baseline codes
+    it all-high): each disagreement is verification, G's by "the system".
+    """
+    import failcodes
+
+    root = tmp_path / "st"
+    root.mkdir()
+    for system, refuted in (("A", {"q1s1", "q2s2"}), ("G", None)):
+        rows = []
+        for s in SENTENCES[:6]:
+            row: dict[str, object] = {
+                "question_id": s[:2],
+                "sentence_id": s,
+                "claim_id": f"{system}-{s}",
+                "claim": f"drug {s} lowers blood pressure",
+                "retriever": "r1",
+                "passages": [
+                    {"passage_id": f"{s}-{k}", "rank": k, "text": f"Drug {s} trial {k} lowers it."}
+                    for k in (1, 2)
+                ],
+            }
+            if refuted is not None:
+                row["verdict"] = "refuted" if s in refuted else "supported"
+                row["reasoning"] = f"The passages about drug {s} decide it."
+            rows.append(row)
+        (root / f"{system}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (root / "labels.jsonl").write_text(
+        "".join(
+            json.dumps({"sentence_id": s, "question_id": s[:2], "has_error": s in {"q1s1", "q2s1"}})
+            + "\n"
+            for s in SENTENCES
+        )
+    )
+    (root / "failcodes.toml").write_text(
+        'name = "asserting"\ncodebook = "medical-fact-check.v1.yaml"\n\n'
+        '[[datasets]]\nname = "d"\n\n'
+        '[[datasets.ingest]]\nadapter = "generic"\npaths = ["A.jsonl"]\nsystem = "A"\n\n'
+        '[[datasets.ingest]]\nadapter = "generic"\npaths = ["G.jsonl"]\nsystem = "G"\n'
+        'verdict = "supported"\n\n'
+        '[[datasets.ingest]]\nadapter = "generic-labels"\npaths = ["labels.jsonl"]\n\n'
+        '[[datasets.pipelines]]\nsystem = "*"\nevidence = "retrieved"\n\n'
+        '[metrics]\nmappings = ["refuted"]\nbootstrap = 0\n\n[judge]\njudge = "offline"\n\n'
+        "[review]\nlabelstudio = false\n"
+    )
+    shutil.copy(bundled_dir() / "medical-fact-check.v1.yaml", root)
+    failcodes.run_study(root, say=None)
+    prf = (root / "report" / "tables" / "prf_sentence.md").read_text()
+    assert "| A | refuted | 50.0 | 50.0 | 50.0 | 1 | 1 | 1 | 3 |" in prf
+    assert "| G | refuted | – | 0.0 | – | 0 | 0 | 2 | 4 |" in prf
+    import csv
+
+    with (root / "attribution" / "d" / "attribution.csv").open() as f:
+        reasons = {
+            (r["system"], r["sentence_id"]): (r["stage"], r["reason"]) for r in csv.DictReader(f)
+        }
+    high = "passage rank 1, 2 is high quality on every assessed retrieval dimension (of 5); "
+    for s in ("q1s1", "q2s1"):
+        assert reasons[("G", s)] == (
+            "verification",
+            high + "the system (it asserts its claims: no verifier) had usable evidence",
+        )
+    assert reasons[("A", "q2s1")] == ("verification", high + "the verifier had usable evidence")

@@ -40,6 +40,7 @@ from failcodes.disagreements import Disagreement, DisagreementKind
 from failcodes.errors import InputError
 from failcodes.traces import CITING_SOURCES, EvidenceSource, Trace
 from failcodes.units import UnitKind, claim_trace, claim_unit_ids, retrieval_unit_digests
+from failcodes.verdicts import ASSERTED
 
 if TYPE_CHECKING:  # pandas (~0.2 s to import) is imported by the table functions that use it
     import numpy as np  # (numpy too, by the index's lookups: `attribute --help` needs neither)
@@ -559,6 +560,8 @@ class ClaimUnits(NamedTuple):
     verdict: str
     #: The verification unit id (top-k passages), None without a reasoning trace.
     step_unit: str | None
+    #: The system asserts its claims (``ingest --verdict``: a long-form answer, no verifier).
+    asserted: bool = False
 
 
 def claim_units(trace: Trace | Any, top_k: int | None = None) -> ClaimUnits:
@@ -594,6 +597,7 @@ def claim_units(trace: Trace | Any, top_k: int | None = None) -> ClaimUnits:
         passages,
         trace.verdict.value,
         step,
+        getattr(trace, "raw_verdict", None) == ASSERTED,
     )
 
 
@@ -690,12 +694,17 @@ def attribute_claim(
         "strategy": use,
     }
     cited = f"; its {claim.n_passages} citation(s) are not judged" if claim.n_passages else ""
+    # a system asserting its claims has no verifier: the generator is the stage after retrieval
+    # (its reasons said "the verifier had usable evidence" of a pipeline without one)
+    verifier = "the verifier"
+    if claim.asserted:
+        verifier = "the system (it asserts its claims: no verifier)"
     if source is EvidenceSource.NONE:
         return ClaimAttribution(
             **base,
             stage=Stage.VERIFICATION,
-            reason="closed-book pipeline (evidence source none): no retrieval stage, the "
-            f"verifier answered from its own knowledge{cited}",
+            reason="closed-book pipeline (evidence source none): no retrieval stage, "
+            f"{verifier} answered from its own knowledge{cited}",
         )
     if source is EvidenceSource.POST_HOC:
         return ClaimAttribution(
@@ -715,7 +724,7 @@ def attribute_claim(
                 stage=Stage.VERIFICATION,
                 reason=f"{NO_PASSAGE_REASONS[1]} "
                 f"{'in the top ' + str(top_k) if top_k is not None else 'given'} to "
-                "assess; the verifier worked with what it was given",
+                f"assess; {verifier} worked with what it was given",
             )
         return ClaimAttribution(**base, stage=Stage.RETRIEVAL, reason=f"{NO_PASSAGE_REASONS[0]}{k}")
     what = "provided evidence" if source is EvidenceSource.PROVIDED else f"the {k} passages"
@@ -733,7 +742,7 @@ def attribute_claim(
                 **base,
                 stage=Stage.VERIFICATION,
                 reason=f"gold evidence {found} at rank {', '.join(map(str, gold))}; "
-                "the verifier had it",
+                f"{verifier} had it",
                 high_quality_ranks=gold,
             )
         return ClaimAttribution(**base, stage=weak, reason=f"no gold passage among {what}")
@@ -750,7 +759,7 @@ def attribute_claim(
             **base,
             stage=Stage.VERIFICATION,
             reason=f"passage rank {', '.join(map(str, good))} is high quality on every assessed "
-            f"retrieval dimension (of {n_dims}); the verifier had usable evidence",
+            f"retrieval dimension (of {n_dims}); {verifier} had usable evidence",
             high_quality_ranks=good,
         )
     if stage is Stage.UNDETERMINED:

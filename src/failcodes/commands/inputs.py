@@ -289,6 +289,7 @@ class _ClaimView(NamedTuple):
     verdict: Verdict
     evidence_source: EvidenceSource | None
     passages: Sequence[Any]
+    raw_verdict: str | None  # 'asserted by the system': a pipeline without a verifier
 
     @classmethod
     def of(cls, rec: Any, c: Any) -> _ClaimView:
@@ -305,6 +306,7 @@ class _ClaimView(NamedTuple):
             Verdict(c.verdict),
             EvidenceSource(source) if source is not None else None,
             c.passages,
+            c.raw_verdict or None,
         )
 
     @property
