@@ -6950,6 +6950,24 @@ T32RED_CASES: list[Case] = [
         ),
         expect=("gives each sentence's claims one label", "label_level=sentence"),
     ),
+    Case(
+        # an answer's label on each of its sentences: its right sentences became errors
+        # (TP 1, FP 1, FN 2, TN 1 for the answers' TP 1, FP 1, exit 0)
+        "ingest/label-rule-on-the-answer-of-sentence-rows",
+        (
+            *("ingest", "generic", "{d}/a.jsonl", "-o", "{d}/o.jsonl", "--system", "A"),
+            *("--labels-out", "{d}/l.jsonl", "--option", "rows=sentences[]"),
+            *("--map", "sid=sentence_id", "--label-rule", "bad = yes -> error"),
+        ),
+        _write(
+            {
+                "a.jsonl": '{"question_id": "q1", "bad": "yes", "sentences": [{"sid": "s1", '
+                '"claim": "a", "verdict": "refuted"}, {"sid": "s2", "claim": "b", '
+                '"verdict": "supported"}]}\n'
+            }
+        ),
+        expect=("column 'bad' is a key of the record, not of the rows", "a.jsonl:1"),
+    ),
 ]
 
 

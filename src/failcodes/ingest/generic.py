@@ -229,7 +229,13 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
     for path in paths:
         columns: set[str] = set()
         for line, _, raw in rows_of(
-            path, spec.rows, spec.index_columns, empty, columns, rule=spec.label_rule
+            path,
+            spec.rows,
+            spec.index_columns,
+            empty,
+            columns,
+            rule=spec.label_rule,
+            sentence_from=spec.sentence_from,
         ):
             label = label_from_row(raw, spec, renames, path, line)
             if label is not None:

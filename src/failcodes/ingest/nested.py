@@ -85,6 +85,8 @@ class Exploded:
     #: the enclosing values of each missing or empty last list (a sentence without claims),
     #: with its JSON path: a label of that sentence may be made from them
     hollow: list[tuple[str, dict[str, Any]]]
+    #: the record's own keys (flattened, outside the path's lists): a label of the answer
+    top: frozenset[str] = frozenset()
 
 
 def _step(where: str, key: str) -> str:
@@ -103,6 +105,7 @@ def explode(record: Mapping[str, Any], rows: RowsPath, wanted_index: frozenset[s
     """
     out: list[tuple[str, dict[str, Any]]] = []
     hollow: list[tuple[str, dict[str, Any]]] = []
+    top: set[str] = set()
     empty = 0
     names = rows.names
 
@@ -135,6 +138,8 @@ def explode(record: Mapping[str, Any], rows: RowsPath, wanted_index: frozenset[s
             return
         sibling = dict(own)
         _flatten(name, {k: v for k, v in node.items() if k != key}, sibling)
+        if depth == 0 and i == 0:
+            top.update(sibling)
         here = f"{name}.{key}" if name else key
         down(node.get(key), depth, i + 1, here, sibling, _step(where, key))
 
@@ -182,7 +187,7 @@ def explode(record: Mapping[str, Any], rows: RowsPath, wanted_index: frozenset[s
             leaf_row(element, values, list_name, row_path)
 
     down(record, 0, 0, "", {}, "")
-    return Exploded(out, empty, hollow)
+    return Exploded(out, empty, hollow, frozenset(top))
 
 
 def _pandas_orient(doc: dict[str, Any]) -> str | None:
@@ -261,6 +266,7 @@ def rows_of(
     columns: set[str] | None = None,
     hollow: list[tuple[int, str, dict[str, Any]]] | None = None,
     rule: LabelRule | None = None,
+    sentence_from: frozenset[str] = frozenset(),
 ) -> Iterator[tuple[int, str, dict[str, Any]]]:
     """``(line, where, row)`` of a table or ``.json`` file, exploded along ``rows`` if given.
 
@@ -271,7 +277,9 @@ def rows_of(
     ``columns``, if given, collects every column name the rows have (a null value too), so a
     caller can tell a column no row has (JSON and JSONL have no header) from an empty one.
     A sheet's number in ``rule``'s column that Excel shows otherwise (2.6 shown as 3) is refused:
-    the rule compares its text.
+    the rule compares its text. ``sentence_from``: the columns that give the sentence id; a
+    ``rule`` on a key of the record where they are keys of its rows is refused
+    (:func:`_refuse_answer_label`).
     """
     shown = frozenset({rule.column} if rule is not None else ())
     records = (
@@ -307,6 +315,8 @@ def rows_of(
         except InputError as exc:
             raise InputError(exc.reason, path=path, line=line, field=exc.field) from None
         empty[0] += exploded.empty
+        if rule is not None and exploded.rows and rule.column in exploded.top:
+            _refuse_answer_label(rule, rows, sentence_from, exploded, path, line)
         if hollow is not None:
             for where, values in exploded.hollow:
                 kept = {k: v for k, v in values.items() if v is not None}
@@ -320,3 +330,37 @@ def rows_of(
             if place:
                 row[INDEX_MARK] = number
             yield line, at + where, row
+
+
+def _refuse_answer_label(
+    rule: LabelRule,
+    rows: RowsPath,
+    sentence_from: frozenset[str],
+    exploded: Exploded,
+    path: Path,
+    line: int,
+) -> None:
+    """Refuse a label rule on a key of the record where the sentences are its rows.
+
+    ``{"qid": "q1", "answer_has_error": "yes", "sentences": [...]}`` read with ``rows=sentences[]``
+    and the sentence ids from the sentences: the answer's label became each of its sentences'
+    (its right sentences errors: TP 1, FP 1, FN 2, TN 1 for the answers' TP 1, FP 1, exit 0).
+    A record that is one sentence (its id a key of the record, or ``#``), or whose rows are
+    of one sentence (the answer's one sentence with claims: its label is the answer's), is
+    left alone.
+    """
+    own = [c for c in sentence_from if c not in exploded.top and c != INDEX_MARK]
+    if not own or len(own) < len(sentence_from):
+        return
+    if len({tuple(row.get(c) for c in own) for _, row in exploded.rows}) < 2:
+        return
+    raise InputError(
+        f"--label-rule {rule.text!r}: column {rule.column!r} is a key of the record, not of "
+        f"the rows --option rows={rows.text} reads (their sentence ids from {own[0]!r}): each "
+        "of the record's sentences would take its answer's label, the right ones counted as "
+        "errors; give each sentence its own label (a key inside the rows), or read the record "
+        "as one sentence (its id from a key of the record)",
+        path=path,
+        line=line,
+        field=rule.column,
+    )

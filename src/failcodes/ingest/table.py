@@ -120,6 +120,12 @@ class TableSpec:
     systems: frozenset[str] | None = None
 
     @property
+    def sentence_from(self) -> frozenset[str]:
+        """The columns that give the sentence id (``--map X=sentence_id``, else its own)."""
+        mapped = frozenset(c for c, t in self.column_map.items() if "sentence_id" in t)
+        return mapped or frozenset({"sentence_id"} - set(self.column_map))
+
+    @property
     def index_columns(self) -> frozenset[str]:
         """The ``<list path>#`` columns ``--map`` names (see :mod:`failcodes.ingest.nested`)."""
         return frozenset(c for c in self.column_map if c.endswith(INDEX_MARK))
@@ -1056,6 +1062,7 @@ class TableStream:
                     columns,
                     hollow,
                     spec.label_rule,
+                    spec.sentence_from,
                 )
                 for line, where, raw in _per_system(rows, spec):
                     row = self._kept(path, line, where, raw, tally, columns)
