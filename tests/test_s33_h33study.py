@@ -164,3 +164,13 @@ def test_an_asserting_pipeline_is_not_said_to_have_a_verifier(tmp_path: Path) ->
             high + "the system (it asserts its claims: no verifier) had usable evidence",
         )
     assert reasons[("A", "q2s1")] == ("verification", high + "the verifier had usable evidence")
+    # the note on systems never flagged said of G "a support classifier never says refuted ...
+    # a verifier that does not tell refuted from unsupported is measured with the non_supported
+    # mapping" (G flags nothing under any mapping)
+    page = (root / "report" / "index.html").read_text()
+    assert "The mapping flagged no labelled sentence of: G" not in page
+    assert (
+        "G asserts every claim (no verifier: the verdict given at ingest, &#39;asserted by the "
+        "system&#39;), so no mapping flags an error of it: recall 0 by construction, each "
+        "labelled error it is scored on a miss."
+    ) in page

@@ -739,6 +739,33 @@ def read_verdict_counts(paths: str | Path | Sequence[str | Path]) -> VerdictCoun
         loaded.con.close()
 
 
+def asserting_systems(path: Path) -> set[str]:
+    """The systems of a traces file whose every claim is asserted (``ingest --verdict``).
+
+    A pipeline that asserts its claims (a long-form answer, no verifier) flags no error under
+    any mapping: the report's note on systems the mapping never flagged said "a support
+    classifier never says refuted ... measured with the non_supported mapping" of it. Read
+    from the tool's own Parquet (``raw_verdict``, :data:`failcodes.verdicts.ASSERTED`); any
+    other file gives none (the note keeps its general words).
+    """
+    from failcodes.verdicts import ASSERTED
+
+    if path.suffix != ".parquet" or not engine.may_be_validated(path):
+        return set()
+    con = engine.connect()
+    try:
+        if not engine.is_validated(path, schema=TRACE_ENGINE_COLUMNS, con=con):
+            return set()
+        got = con.execute(
+            f"""SELECT system FROM read_parquet({engine.quoted(path)}) GROUP BY system
+            HAVING bool_and(raw_verdict IS NOT NULL AND raw_verdict = ?)""",
+            [ASSERTED],
+        ).fetchall()
+    finally:
+        con.close()
+    return {str(system) for (system,) in got}
+
+
 def _vouched_counts(items: Sequence[Path]) -> VerdictCounts | None:
     """:func:`read_verdict_counts` of the tool's own Parquet files, straight from them.
 

@@ -172,6 +172,11 @@ class ReportInputs(BaseModel):
         description="Disagreements whose system and ids are in another data set too (a pilot "
         "inside the full set): the run box, Figure 1 and the summary count each once per set",
     )
+    asserting: set[str] = Field(
+        default_factory=set,
+        description="Systems asserting every claim (no verifier: ``ingest --verdict``), named as "
+        "the metrics rows name them: the note on systems never flagged says so of them",
+    )
     dropped: list[Dropped] = Field(
         default_factory=list,
         description="Rows each data set's ingest left out for want of a verdict (the traces' "
@@ -512,7 +517,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         sec.notes.extend(without_claims_notes(inputs.metrics))
         sec.notes.extend(subset_notes(inputs.metrics))
         sec.notes.extend(hidden_error_notes(inputs.metrics))
-        sec.notes.extend(never_flagged_notes(inputs.metrics))
+        sec.notes.extend(never_flagged_notes(inputs.metrics, inputs.asserting))
         self_notes = inputs.notes.get("metrics", [])
         sec.notes.extend(self_notes)
         b.sections.append(sec)

@@ -560,7 +560,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             path=root,
         )
     _check_study_datasets(layout)
-    from failcodes.columnar import read_verdict_counts
+    from failcodes.columnar import asserting_systems, read_verdict_counts
     from failcodes.judge.run import read_summary
 
     inputs_files: list[Path] = []
@@ -593,6 +593,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     dists = []
     dropped: list[Dropped] = []
     traced: dict[str, list[str]] = {}  # each data set's systems (for the zero-disagreement note)
+    asserting: set[str] = set()  # systems asserting every claim (no verifier), as metrics names
     for path in trace_files:
         # the verdict columns only (the traces' texts are not shown), same checks and errors
         dist = verdict_distributions(read_verdict_counts(path))
@@ -603,6 +604,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         frame = distributions_dataframe(dist)
         dataset = trace_dataset(path)
         traced[dataset] = sorted(map(str, frame["system"]))
+        asserting |= {f"{dataset}/{s}" if many else s for s in asserting_systems(path)}
         dists.append(_prefixed(frame, "system", dataset, many))
         inputs_files.append(path)
         unverdicted = read_dropped(path)  # rows the ingest left out for want of a verdict
@@ -1028,6 +1030,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         attribution_caption=caption,
         passages_caption=cut,
         attribution_levels=levels,
+        asserting=asserting,
         attribution_shared=shared,
         dropped=dropped,
         agreement=agreement,

@@ -14,7 +14,7 @@ a retriever once (:mod:`failcodes.unitrepeats`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import cast
 
 import pandas as pd
@@ -332,25 +332,38 @@ def unlabelled_claims_note(metrics: Iterable[dict[str, object]]) -> str:
     )
 
 
-def never_flagged_notes(metrics: Iterable[dict[str, object]]) -> list[str]:
+def never_flagged_notes(
+    metrics: Iterable[dict[str, object]], asserting: Collection[str] = ()
+) -> list[str]:
     """Rows where the mapping flagged none of a system's sentences (TP + FP = 0).
 
     Their recall of 0 is the system's verdicts seen through the mapping (a support classifier
-    never says refuted), not errors it looked at and missed.
+    never says refuted), not errors it looked at and missed. A system in ``asserting``
+    asserts every claim (no verifier): it flags nothing under any mapping, which is said of
+    it instead (the note's way, the non_supported mapping, gave it recall 0 as well).
     """
-    rows = [
-        f"{m['system']} ({m['mapping']})"
-        for m in metrics
-        if m.get("n") and not _count(m.get("tp")) and not _count(m.get("fp"))
+    never = [
+        m for m in metrics if m.get("n") and not _count(m.get("tp")) and not _count(m.get("fp"))
     ]
-    if not rows:
-        return []
-    return [
-        "The mapping flagged no labelled sentence of: " + ", ".join(rows) + ". Their recall of "
-        "0 is their verdicts seen through the mapping (a support classifier never says "
-        "refuted; see the verdict distribution), not errors missed one by one; a verifier "
-        "that does not tell refuted from unsupported is measured with the non_supported mapping."
-    ]
+    rows = [f"{m['system']} ({m['mapping']})" for m in never if m["system"] not in asserting]
+    asserted = sorted({str(m["system"]) for m in never if m["system"] in asserting})
+    notes = []
+    if rows:
+        notes.append(
+            "The mapping flagged no labelled sentence of: " + ", ".join(rows) + ". Their recall "
+            "of 0 is their verdicts seen through the mapping (a support classifier never says "
+            "refuted; see the verdict distribution), not errors missed one by one; a verifier "
+            "that does not tell refuted from unsupported is measured with the non_supported "
+            "mapping."
+        )
+    if asserted:
+        notes.append(
+            f"{', '.join(asserted)} assert{'s' if len(asserted) == 1 else ''} every claim (no "
+            "verifier: the verdict given at ingest, 'asserted by the system'), so no mapping "
+            "flags an error of it: recall 0 by construction, each labelled error it is scored "
+            "on a miss."
+        )
+    return notes
 
 
 def _count(value: object) -> int:
