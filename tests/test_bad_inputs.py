@@ -3297,7 +3297,7 @@ BOUND_CASES: list[Case] = [
         # a traceback out of bm25s (no word in a 1-character chunk)
         "rtv/chunk-size-1",
         (*RTV, "--chunk-size", "1", "--overlap", "0"),
-        line="failcodes: error: pytest rtv: Invalid value for '--chunk-size': Input should "
+        line="failcodes: error: failcodes rtv: Invalid value for '--chunk-size': Input should "
         "be greater than or equal to 20 (see --help)",
     ),
     Case(
@@ -3308,7 +3308,7 @@ BOUND_CASES: list[Case] = [
     Case(
         "rtv/k-past-100",
         (*RTV, "--k", "1000000"),
-        line="failcodes: error: pytest rtv: Invalid value for '--k': Input should be less "
+        line="failcodes: error: failcodes rtv: Invalid value for '--k': Input should be less "
         "than or equal to 100 (see --help)",
     ),
     Case(
@@ -3334,14 +3334,14 @@ BOUND_CASES: list[Case] = [
         "judge/max-attempts-a-billion",
         (*JUDGE, "--max-attempts", "1000000000", "-o", "{d}/run"),
         _write({"t.jsonl": GOOD_TRACES}),
-        line="failcodes: error: pytest judge retrieval: Invalid value for '--max-attempts': "
+        line="failcodes: error: failcodes judge retrieval: Invalid value for '--max-attempts': "
         "Input should be less than or equal to 100 (see --help)",
     ),
     Case(
         "judge/timeout-infinite",
         (*JUDGE, "--timeout", "inf", "-o", "{d}/run"),
         _write({"t.jsonl": GOOD_TRACES}),
-        line="failcodes: error: pytest judge retrieval: Invalid value for '--timeout': Input "
+        line="failcodes: error: failcodes judge retrieval: Invalid value for '--timeout': Input "
         "should be less than or equal to 3600 (see --help)",
     ),
     Case(
@@ -3355,7 +3355,7 @@ BOUND_CASES: list[Case] = [
         "compare/exact-below-negative",
         ("compare", "{d}/o.csv", "--truth", "truth", "--exact-below", "-5"),
         _write({"o.csv": "unit,s1,s2,truth\n1,1,0,1\n2,0,0,0\n3,1,1,1\n"}),
-        line="failcodes: error: pytest compare: Invalid value for '--exact-below': Input should "
+        line="failcodes: error: failcodes compare: Invalid value for '--exact-below': Input should "
         "be greater than or equal to 0 (see --help)",
     ),
 ]

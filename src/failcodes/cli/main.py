@@ -272,7 +272,9 @@ def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
             if repeated is not None:
                 say_error(repeated)
                 sys.exit(2)
-            code = command(args=args, standalone_mode=False)
+            # prog_name: messages and usage say `failcodes rtv`, run as `python -m failcodes`
+            # too (click took argv[0]: '__main__.py rtv: Invalid value ...', 'pytest rtv')
+            code = command(args=args, prog_name="failcodes", standalone_mode=False)
     except typer.TyperException as exc:  # typer's ClickException family: a bad command line
         _command_line_error(exc)
     except typer.Abort:
