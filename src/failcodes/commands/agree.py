@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import collections
 from dataclasses import dataclass, field
-from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -175,102 +174,13 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
             )
     if counted and given:
         clauses += _given_unused(table, names, counted)
-    from failcodes.stats.tables import (
-        marks_read_as_categories,
-        numbers_and_words,
-        split_category_clause,
-        tick_box_clause,
-        zero_below_the_scale,
-    )
+    from failcodes.stats.tables import ratings_clauses, split_category_clause, tick_box_clause
 
-    clauses += numbers_and_words(table)
-    levels = table.categories.tolist() if table.labels is None else []
-    nominal = all(
-        r.level == "nominal" and r.weights == "none" for r in results if r.value is not None
-    )
-    if len(levels) >= 3 and all(float(v).is_integer() for v in levels) and nominal:
-        clauses.append(
-            f"the numbers {', '.join(names[:8])} read as unordered categories ({names[0]} "
-            f"against {names[1]} disagrees as much as against {names[-1]}; --level ordinal or "
-            "--weights linear for a scale)"
-        )
-    import numpy as np  # loaded already: the table is numpy's
-
-    clauses += zero_below_the_scale(table)
-    clauses += _copies(table)
-    clauses += marks_read_as_categories(table)
-    rated = np.isfinite(table.values).sum(axis=0)
-    constant = len(clauses)
-    for r, k, column in zip(table.raters, rated.tolist(), table.values.T, strict=True):
-        seen = np.unique(column[np.isfinite(column)])
-        if seen.size == 1 and len(names) > 1 and k > 1:
-            label = names[int(seen[0])] if table.labels else f"{seen[0]:g}"
-            clauses.append(
-                f"{r} gave '{label}' to all {k} units it rated: the chance-corrected "
-                "coefficients take that margin as chance (with two raters Cohen's kappa is 0 "
-                "whatever the other gave; the kappa paradox, Feinstein & Cicchetti 1990)"
-            )
-    if len(clauses) == constant:  # no constant rater: a skewed margin, said once
-        clauses += _skew(table, results)
+    clauses += ratings_clauses(table, results)
     split = split_category_clause(table)
     return (
         "".join(f"; {c}" for c in clauses) + split + tick_box_clause(table) + _missing_clause(table)
     )
-
-
-#: Statistics whose chance agreement is the raters' margins (the kappa paradox's).
-_MARGINS = ("cohen", "fleiss", "conger", "krippendorff")
-
-
-def _skew(table: Any, results: list[AgreementResult]) -> list[str]:
-    """For the first line: one category 90% or more of the ratings (the kappa paradox).
-
-    49 of 50 units 'no' from each rater, one 'yes' each on different units: percent 0.96,
-    Cohen -0.020, said nowhere (only a constant rater was); AC1 0.958 and PABAK 0.92 do not
-    take the skewed margins as chance.
-    """
-    import numpy as np  # loaded already: the table is numpy's
-
-    held = [r for r in results if r.statistic in _MARGINS and r.chance_agreement is not None]
-    given = table.values[np.isfinite(table.values)]
-    codes, counts = np.unique(given, return_counts=True)
-    if not held or codes.size < 2 or counts.max() < 0.9 * given.size:
-        return []
-    first, top = held[0], codes[int(np.argmax(counts))]
-    beside = any(r.statistic in ("gwet_ac1", "pabak") and r.value is not None for r in results)
-    named = list(dict.fromkeys(r.statistic for r in held))
-    return [
-        f"'{table.labels[int(top)] if table.labels else f'{top:g}'}' is "
-        f"{counts.max() / given.size:.0%} of the ratings: {', '.join(named)} "
-        f"take{'s' if len(named) == 1 else ''} that skew as chance ({first.statistic}'s chance "
-        f"agreement {first.chance_agreement:.3f}, observed {first.observed_agreement:.3f}): a "
-        "few disagreements move such a coefficient far (the kappa paradox, Feinstein & "
-        "Cicchetti 1990); "
-        f"gwet_ac1 and pabak {'beside' if beside else '(--stat)'} do not"
-    ]
-
-
-def _copies(table: Any) -> list[str]:
-    """For the first line: two raters who gave the same rating to each of 10+ units both rated.
-
-    One rater's column pasted twice (``dr_a`` and ``dr_a (2)``) is two raters in perfect
-    agreement: it raises every coefficient, kappa 1 between them, with no word.
-    """
-    import numpy as np  # loaded already: the table is numpy's
-
-    said: list[str] = []
-    values = table.values
-
-    for i, j in combinations(range(values.shape[1]), 2):
-        both = np.isfinite(values[:, i]) & np.isfinite(values[:, j])
-        same = values[both, i] == values[both, j]
-        if both.sum() >= 10 and same.all() and np.unique(values[both, i]).size > 1:
-            said.append(
-                f"{table.raters[i]} and {table.raters[j]} gave the same rating to each of the "
-                f"{int(both.sum())} units both rated: one rater's ratings twice? (a copy reads "
-                "as perfect agreement and raises the others')"
-            )
-    return said
 
 
 def _missing_clause(table: Any, sets: bool = False) -> str:

@@ -191,6 +191,117 @@ def marks_read_as_categories(table: RatingsTable) -> list[str]:
     return said
 
 
+def integers_read_as_unordered(
+    table: RatingsTable, results: Sequence[AgreementResult]
+) -> list[str]:
+    """For the first line: three or more whole numbers read as nominal categories.
+
+    1 against 2 disagrees as much as against 3: from Python no word in the notes, where
+    agree's first line said it.
+    """
+    levels = table.categories.tolist() if table.labels is None else []
+    nominal = all(
+        r.level == "nominal" and r.weights == "none" for r in results if r.value is not None
+    )
+    if len(levels) < 3 or not all(float(v).is_integer() for v in levels) or not nominal:
+        return []
+    names = [f"{v:g}" for v in levels]
+    return [
+        f"the numbers {', '.join(names[:8])} read as unordered categories ({names[0]} "
+        f"against {names[1]} disagrees as much as against {names[-1]}; --level ordinal or "
+        "--weights linear for a scale)"
+    ]
+
+
+def copied_raters(table: RatingsTable) -> list[str]:
+    """For the first line: two raters who gave the same rating to each of 10+ units both rated.
+
+    One rater's column pasted twice (``dr_a`` and ``dr_a (2)``) is two raters in perfect
+    agreement: it raises every coefficient, kappa 1 between them, with no word.
+    """
+    said: list[str] = []
+    values = table.values
+    for i, j in itertools.combinations(range(values.shape[1]), 2):
+        both = np.isfinite(values[:, i]) & np.isfinite(values[:, j])
+        same = values[both, i] == values[both, j]
+        if both.sum() >= 10 and same.all() and np.unique(values[both, i]).size > 1:
+            said.append(
+                f"{table.raters[i]} and {table.raters[j]} gave the same rating to each of the "
+                f"{int(both.sum())} units both rated: one rater's ratings twice? (a copy reads "
+                "as perfect agreement and raises the others')"
+            )
+    return said
+
+
+def constant_raters(table: RatingsTable) -> list[str]:
+    """For the first line: a rater who gave one category to every unit it rated (2 or more).
+
+    The chance-corrected coefficients take that margin as chance: with two raters Cohen's
+    kappa is 0 whatever the other gave (from Python no word in the notes).
+    """
+    names = table.labels or [f"{v:g}" for v in table.categories]
+    rated = np.isfinite(table.values).sum(axis=0)
+    said: list[str] = []
+    for r, k, column in zip(table.raters, rated.tolist(), table.values.T, strict=True):
+        seen = np.unique(column[np.isfinite(column)])
+        if seen.size == 1 and len(names) > 1 and k > 1:
+            label = names[int(seen[0])] if table.labels else f"{seen[0]:g}"
+            said.append(
+                f"{r} gave '{label}' to all {k} units it rated: the chance-corrected "
+                "coefficients take that margin as chance (with two raters Cohen's kappa is 0 "
+                "whatever the other gave; the kappa paradox, Feinstein & Cicchetti 1990)"
+            )
+    return said
+
+
+#: Statistics whose chance agreement is the raters' margins (the kappa paradox's).
+_MARGINS = ("cohen", "fleiss", "conger", "krippendorff")
+
+
+def skewed_margin(table: RatingsTable, results: Sequence[AgreementResult]) -> list[str]:
+    """For the first line: one category 90% or more of the ratings (the kappa paradox).
+
+    49 of 50 units 'no' from each rater, one 'yes' each on different units: percent 0.96,
+    Cohen -0.020, said nowhere (only a constant rater was); AC1 0.958 and PABAK 0.92 do not
+    take the skewed margins as chance.
+    """
+    held = [r for r in results if r.statistic in _MARGINS and r.chance_agreement is not None]
+    given = table.values[np.isfinite(table.values)]
+    codes, counts = np.unique(given, return_counts=True)
+    if not held or codes.size < 2 or counts.max() < 0.9 * given.size:
+        return []
+    first, top = held[0], codes[int(np.argmax(counts))]
+    beside = any(r.statistic in ("gwet_ac1", "pabak") and r.value is not None for r in results)
+    named = list(dict.fromkeys(r.statistic for r in held))
+    return [
+        f"'{table.labels[int(top)] if table.labels else f'{top:g}'}' is "
+        f"{counts.max() / given.size:.0%} of the ratings: {', '.join(named)} "
+        f"take{'s' if len(named) == 1 else ''} that skew as chance ({first.statistic}'s chance "
+        f"agreement {first.chance_agreement:.3f}, observed {first.observed_agreement:.3f}): a "
+        "few disagreements move such a coefficient far (the kappa paradox, Feinstein & "
+        "Cicchetti 1990); "
+        f"gwet_ac1 and pabak {'beside' if beside else '(--stat)'} do not"
+    ]
+
+
+def ratings_clauses(table: RatingsTable, results: Sequence[AgreementResult]) -> list[str]:
+    """What agree's first line and :func:`agreement_table`'s notes say of the ratings: one rule.
+
+    In agree's order: numbers mixed with words, whole numbers read as unordered, a lone 0
+    below the scale, a rater's column twice, a missing-rating mark, a constant rater (else a
+    skewed margin, said once).
+    """
+    constant = constant_raters(table)
+    return [
+        *numbers_and_words(table),
+        *integers_read_as_unordered(table, results),
+        *zero_below_the_scale(table),
+        *copied_raters(table),
+        *marks_read_as_categories(table),
+        *(constant or skewed_margin(table, results)),
+    ]
+
+
 def consensus_clause(table: RatingsTable) -> str:
     """The first line's clause on a rater column that sides with the others' majority ("" if none).
 
@@ -1153,6 +1264,13 @@ _NO_KEYWORD = (
         re.compile(r"--sets ('[^']+')"),
         r"failcodes.AgreeRequest(file=..., sets=\1) on the frame written to a CSV file",
     ),
+)
+
+#: agree's flags in :func:`ratings_clauses` as :func:`agreement_table`'s keywords (its notes).
+_NOTE_KEYWORDS = (
+    (re.compile(r"--level (\w+)"), r"level='\1'"),
+    (re.compile(r"--weights (\w+)"), r"weights='\1'"),
+    (re.compile(r"\(--stat\)"), "(statistics=[...])"),
 )
 
 
@@ -2266,8 +2384,10 @@ def agreement_table(
             confidence=confidence,
             clusters=clusters,
         )
-        sayers = (numbers_and_words, zero_below_the_scale, marks_read_as_categories)
-        return Agreements(results, (*table.notes, *(c for say in sayers for c in say(table))))
+        clauses = ratings_clauses(table, results)
+        for flag, words in _NOTE_KEYWORDS:
+            clauses = [flag.sub(words, c) for c in clauses]
+        return Agreements(results, (*table.notes, *clauses))
     except StatisticsError as e:
         said = in_python_words(str(e), made=True)
         if said == str(e):
