@@ -94,7 +94,7 @@ def test_attribution_names_its_mapping_and_data_sets_that_overlap(tmp_path: Path
     # (refuted would give gpt FN s4, FN s6 and claude FN s2: other rows)
     assert "error mapping non_supported (sentence level)" in caption
     assert (
-        "1 disagreement(s) have the system and ids of one in another data set (overlapping "
+        "1 disagreement(s) have the system, ids and text of one in another data set (overlapping "
         "data sets?): the all row counts each once per data set"
     ) in caption
     page = (study / "report" / "index.html").read_text()

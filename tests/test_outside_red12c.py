@@ -107,7 +107,7 @@ def test_the_run_box_and_figure_1_say_data_sets_share_disagreements(tmp_path: Pa
     failcodes.run_study(study)
     page = " ".join((study / "report" / "index.html").read_text().split())
     shared = (
-        "1 disagreement(s) have the system and ids of one in another data set (overlapping "
+        "1 disagreement(s) have the system, ids and text of one in another data set (overlapping "
         "data sets?): "
     )
     # closed-book: every disagreement is the verifier's, 1 + 1 + 1 = 3 summed

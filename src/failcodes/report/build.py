@@ -325,7 +325,7 @@ def shared_note(shared: int, what: str) -> str:
     if not shared:
         return ""
     return (
-        f"; {shared} disagreement(s) have the system and ids of one in another data set "
+        f"; {shared} disagreement(s) have the system, ids and text of one in another data set "
         f"(overlapping data sets?): {what} each once per data set"
     )
 

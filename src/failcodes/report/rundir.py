@@ -630,7 +630,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     coded: list[tuple[Path, list[str], str, str]] = []
     with_rows: dict[str, set[str]] = {}  # the systems each attribution table has rows of
     claimless: dict[str, set[str]] = {}  # ... of which no row has a claim (_uncoded_notes)
-    in_sets: dict[tuple[str, ...], set[str]] = {}  # a disagreement's ids -> its data sets
+    # a disagreement's ids -> its data sets -> its item id there (its text is compared)
+    in_sets: dict[tuple[str, ...], dict[str, str]] = {}
     evidence: dict[str, dict[str, set[str]]] = {}  # data set -> system -> evidence sources
     mixed: dict[str, dict[str, Counter[str]]] = {}  # ... -> disagreements per evidence source
     # kept only where two data sets have attribution tables: one data set's held each row's
@@ -668,8 +669,13 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             keys = ("system", "question_id", "sentence_id", "claim_id", "kind")
             ids = [c for c in keys if c in att]
             many_sets = ids and len(tabled) > 1
-            for key in att[ids].astype(str).itertuples(index=False, name=None) if many_sets else ():
-                in_sets.setdefault(key, set()).add(name)
+            cols = [*ids, "item_id"] if "item_id" in att else ids
+            cells: tuple[str, ...]
+            for cells in (
+                att[cols].astype(str).itertuples(index=False, name=None) if many_sets else ()
+            ):
+                key, item = (cells[:-1], cells[-1]) if len(cols) > len(ids) else (cells, "")
+                in_sets.setdefault(key, {})[name] = item
             attributed_rows.append(_prefixed(by_system[["system", "stage"]], "system", name, many))
             for line in _gold_mix(att, layout.attribution(name)):
                 assumed.append(("Attribution", f"Assumed: {f'{name}: ' if many else ''}{line}"))
@@ -982,7 +988,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             )
         inputs_files.append(path)
 
-    shared = sum(len(sets) > 1 for sets in in_sets.values())  # a pilot inside the full set
+    shared = _shared_disagreements(layout, in_sets)  # a pilot inside the full set
     meta = ReportMeta(
         title=f"failcodes report: {root.name}",
         created=report_time(),
@@ -1267,6 +1273,54 @@ def _attribution_caption(
     elif mappings:
         text = "; error mapping per data set: " + ", ".join(f"{k} {v}" for k, v in mappings.items())
     return text, levels
+
+
+def _shared_disagreements(
+    layout: StudyLayout, in_sets: dict[tuple[str, ...], dict[str, str]]
+) -> int:
+    """How many disagreements recur in another data set: same system, ids, kind and text.
+
+    Ids alone were counted: two data sets each numbering its questions q1.. and naming its
+    system A, with other sentences ("drug q1s1 ..." in one, "pill q1s1 ..." in the other),
+    were said to share 3 disagreements "(overlapping data sets?)". The text (the sentence and
+    its claims) of the disagreements whose ids recur is read from each data set's
+    disagreements file (streamed once, only when some ids recur); one whose text cannot be
+    read (the file gone or edited since the attribution) counts as shared, as before.
+    """
+    repeated = [sets for sets in in_sets.values() if len(sets) > 1]
+    wanted: dict[str, set[str]] = {}
+    for sets in repeated:
+        for name, item in sets.items():
+            wanted.setdefault(name, set()).add(item)
+    texts = {
+        name: _disagreement_texts(layout.disagreements(name), items)
+        for name, items in wanted.items()
+    }
+    shared = 0
+    for sets in repeated:
+        seen = [texts[name].get(item) for name, item in sets.items()]
+        shared += None in seen or len(set(seen)) < len(seen)
+    return shared
+
+
+def _disagreement_texts(path: Path, items: AbstractSet[str]) -> dict[str, object]:
+    """The sentence and claim texts of the disagreements ``items`` (ids) of ``path``."""
+    from failcodes.columnar import ExactReaderNeededError
+    from failcodes.disagreementio import iter_disagreement_records, read_disagreements
+
+    found: dict[str, object] = {}
+
+    def take(records: Iterable[Any]) -> None:
+        for rec in records:
+            if rec.id in items:
+                found[rec.id] = (rec.sentence, tuple(c.claim for c in rec.claims))
+
+    with contextlib.suppress(OSError, FailcodesError):
+        try:
+            take(iter_disagreement_records(path))
+        except ExactReaderNeededError:  # Parquet, or a line the fast reader cannot vouch for
+            take(read_disagreements(path))
+    return found
 
 
 def _no_disagreement_notes(
