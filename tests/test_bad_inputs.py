@@ -4366,6 +4366,16 @@ REDTEAM_CASES: list[Case] = [
         " (no rater column? add one naming the rater of each row)",
     ),
     Case(
+        # round 1, 2 beside ratings 1, 2 was read as a rater: told --long, not --by round
+        "agree/wide-round-read-as-rater",
+        ("agree", "{d}/r.csv"),
+        _write({"r.csv": "unit,r1,r2,round\n1,1,1,1\n2,2,2,1\n1,2,1,2\n2,1,1,2\n"}),
+        line="failcodes: error: {d}/r.csv:4, field 'unit': unit '1' is on two rows (first at "
+        "line 2), told apart by 'round' (1, 2): the raters' rounds (or visits) in one table? "
+        "--by round gives each round's agreement apart (one row per unit and rater? name the "
+        "columns with --long RATER_COLUMN,RATING_COLUMN)",
+    ),
+    Case(
         # 'B' beside 'b': three raters where there were two
         "agree/long-rater-in-another-case",
         ("agree", "{d}/r.csv"),

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
 import failcodes
+from failcodes.commands import agree
+from failcodes.errors import InputError
 
 
 def _notes(frame: pd.DataFrame, stats: list[str], **kw: object) -> failcodes.Agreements:
@@ -62,3 +66,40 @@ def test_integer_codes_read_as_unordered_are_said_from_python() -> None:
     assert said in res.notes
     res = _notes(frame, ["cohen"], weights="linear")
     assert not any("unordered" in n for n in res.notes)
+
+
+def test_a_round_column_read_as_a_rater_is_named_as_the_rounds(tmp_path: Path) -> None:
+    """unit, r1, r2, round with round 1, 2 beside ratings 1, 2: round was read as a rater, so
+    the repeated units were told to pivot (--long from agree, frame.pivot from Python), not
+    --by round. Now both name the round column; --by round, and from Python one table per
+    round without the round column, read round 1 Cohen 0.4 (r1 1,2,1 vs r2 1,2,2: p_o 2/3,
+    p_e 4/9, by hand) and round 2 1.0 (identical)."""
+    frame = pd.DataFrame(
+        {
+            "unit": [1, 2, 3, 1, 2, 3],
+            "r1": [1, 2, 1, 2, 1, 2],
+            "r2": [1, 2, 2, 2, 1, 2],
+            "round": [1, 1, 1, 2, 2, 2],
+        }
+    )
+    path = tmp_path / "rounds.csv"
+    frame.to_csv(path, index=False)
+    with pytest.raises(InputError) as caught:
+        agree.AgreeRequest(file=path).run()
+    assert "told apart by 'round' (1, 2)" in str(caught.value)
+    assert "--by round gives each round's agreement apart" in str(caught.value)
+    rows = agree.AgreeRequest(file=path, by="round", stat=["cohen"]).run().rows
+    assert [r["value"] for r in rows] == pytest.approx([0.4, 1.0])
+    indexed = frame.set_index("unit")
+    with pytest.raises(InputError) as caught:
+        failcodes.ratings_from_frame(indexed)
+    way = "ratings_from_frame(frame[frame['round'] == value].drop(columns='round'))"
+    assert way in str(caught.value)
+    values = []
+    for value in (1, 2):
+        table = failcodes.ratings_from_frame(
+            indexed[indexed["round"] == value].drop(columns="round")
+        )
+        assert table.raters == ["r1", "r2"]
+        values.append(failcodes.agreement_table(table, ["cohen"])[0].value)
+    assert values == pytest.approx([0.4, 1.0])

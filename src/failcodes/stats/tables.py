@@ -1254,7 +1254,8 @@ _NO_KEYWORD = (
     ),
     (
         re.compile(r"--by (\S+) gives each \S+'s agreement apart"),
-        r"one table per \1: ratings_from_frame(frame[frame['\1'] == value]) for each value",
+        r"one table per \1: ratings_from_frame(frame[frame['\1'] == value]"
+        r".drop(columns='\1')) for each value",
     ),
     (
         re.compile(r"--sets none"),

@@ -756,6 +756,16 @@ def every_unit_named(
         )
 
 
+#: Column names of a rating round (``unit, r1, r2, round``): read as a rater where its values
+#: are the ratings' (1, 2), the refusal named ``--long`` (from Python a pivot), not ``--by``.
+ROUND_NAMES = frozenset(
+    """
+    round rounds round_no round_number visit visit_no visit_number wave session sessions
+    timepoint time_point occasion phase period iteration
+    """.split()  # noqa: SIM905
+)
+
+
 def _round_column(frame: pd.DataFrame, key: Sequence[str], raters: Sequence[str]) -> str | None:
     """A column beside the raters that tells a unit's rows apart (``round``, ``visit``), or None.
 
@@ -763,10 +773,12 @@ def _round_column(frame: pd.DataFrame, key: Sequence[str], raters: Sequence[str]
     asked for ``--long`` (a rater column), where ``--by round`` reads it. A column named like
     a rater is no round: ``unit,rater,overreach,conflict`` (one 0/1 column per code) was
     told ``--by rater``, which read the two codes' columns as two raters (percent 0.5,
-    Cohen 0.0 between the codes, exit 0).
+    Cohen 0.0 between the codes, exit 0). A column named like a round (:data:`ROUND_NAMES`)
+    read as a rater (its 1, 2 the ratings' values) is a round too: it was told ``--long``.
     """
     for col in frame.columns:
-        if col in key or col in raters or normal_name(str(col)) in RATER_NAMES:
+        name = normal_name(str(col))
+        if col in key or (col in raters and name not in ROUND_NAMES) or name in RATER_NAMES:
             continue
         column = frame[col].astype(str).str.strip()
         if column.nunique() < len(frame) and not frame[[*key, col]].astype(str).duplicated().any():
