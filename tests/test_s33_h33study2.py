@@ -47,3 +47,33 @@ def test_data_sets_reusing_ids_for_other_sentences_share_no_disagreement(
         "1 disagreement(s) have the system, ids and text of one in another data set "
         "(overlapping data sets?): the all row counts each once per data set"
     ) in summary
+
+
+def test_an_asserting_pipeline_is_named_from_jsonl_traces_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # h33study's study: A a verifier (TP 1, FP 1, FN 1, TN 3), G asserting every claim
+    # (ingest verdict = "supported": TP 0, FP 0, FN 2, TN 4). Its traces as the tool's JSONL
+    # (data/d.traces.jsonl, a data set ingested before the Parquet; the same records) gave G
+    # the note on systems a mapping never flagged ("a support classifier never says refuted
+    # ... measured with the non_supported mapping", which gives it recall 0 too).
+    import shutil
+
+    from failcodes.traceio import read_traces, write_traces
+    from tests.test_s33_h33study import test_an_asserting_pipeline_is_not_said_to_have_a_verifier
+
+    test_an_asserting_pipeline_is_not_said_to_have_a_verifier(tmp_path)  # the Parquet's page
+    root = tmp_path / "st"
+    parquet = root / "data" / "d.traces.parquet"
+    write_traces(root / "data" / "d.traces.jsonl", read_traces(parquet))
+    parquet.unlink()
+    shutil.rmtree(root / "report")
+    code, _, err = run_cli(["report", str(root)], capsys)
+    assert code == 0, err
+    page = (root / "report" / "index.html").read_text()
+    assert "The mapping flagged no labelled sentence of: G" not in page
+    assert (
+        "G asserts every claim (no verifier: the verdict given at ingest, &#39;asserted by the "
+        "system&#39;), so no mapping flags an error of it: recall 0 by construction, each "
+        "labelled error it is scored on a miss."
+    ) in page

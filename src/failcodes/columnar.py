@@ -745,11 +745,15 @@ def asserting_systems(path: Path) -> set[str]:
     A pipeline that asserts its claims (a long-form answer, no verifier) flags no error under
     any mapping: the report's note on systems the mapping never flagged said "a support
     classifier never says refuted ... measured with the non_supported mapping" of it. Read
-    from the tool's own Parquet (``raw_verdict``, :data:`failcodes.verdicts.ASSERTED`); any
-    other file gives none (the note keeps its general words).
+    from the tool's own Parquet (``raw_verdict``, :data:`failcodes.verdicts.ASSERTED`) or its
+    JSONL (``data/*.traces.jsonl``: each line's ``system`` and ``raw_verdict`` alone, streamed;
+    it said the general words of them); any other file, or a line that is not such a record,
+    gives none (the note keeps its general words).
     """
     from failcodes.verdicts import ASSERTED
 
+    if path.suffix == ".jsonl":
+        return _asserting_in_jsonl(path, ASSERTED)
     if path.suffix != ".parquet" or not engine.may_be_validated(path):
         return set()
     con = engine.connect()
@@ -764,6 +768,31 @@ def asserting_systems(path: Path) -> set[str]:
     finally:
         con.close()
     return {str(system) for (system,) in got}
+
+
+class _SystemVerdict(msgspec.Struct):
+    """A trace line's system and raw verdict (its other fields skipped unread)."""
+
+    system: str | None = None
+    raw_verdict: str | None = None
+
+
+def _asserting_in_jsonl(path: Path, asserted: str) -> set[str]:
+    """:func:`asserting_systems` of a traces JSONL file, one line at a time."""
+    decode = msgspec.json.Decoder(_SystemVerdict).decode
+    every: dict[str, bool] = {}  # system -> every claim so far asserted
+    try:
+        with path.open("rb") as fh:
+            for lineno, line in byte_lines(fh, path):
+                body = line[3:] if lineno == 1 and line.startswith(b"\xef\xbb\xbf") else line
+                if not body.strip():
+                    continue
+                rec = decode(body)
+                key = str(rec.system)
+                every[key] = every.get(key, True) and rec.raw_verdict == asserted
+    except (OSError, msgspec.DecodeError, InputError):
+        return set()  # the traces' own reader says what is wrong with the file
+    return {system for system, yes in every.items() if yes}
 
 
 def _vouched_counts(items: Sequence[Path]) -> VerdictCounts | None:
