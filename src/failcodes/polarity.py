@@ -116,6 +116,28 @@ ABSENCE_WORDS = frozenset(
 )
 
 
+#: Words a name may hold around an error word and its turning word (``is_error_free``).
+_FILLER_WORDS = frozenset({"is", "has", "was", "of", "any", "an", "a"})
+
+
+def names_absent_error(name: str) -> bool:
+    """Whether ``name`` plainly says its true marks no error: an error word turned once.
+
+    ``no_error``, ``error_free``, ``without_error``, ``no_hallucination``, ``not_wrong``,
+    ``harmless``, ``low_risk``: an error word (:data:`ERROR_FLAG`) with one negation or
+    absence word (or its own ``less``/``free`` ending), nothing else but filler. ``--map
+    no_error=has_error`` read every correct sentence as an error (TP 0, FP 2, FN 2, TN 0 for
+    TP 2, TN 2, exit 0). A name with other words (``error_corrected``) says nothing plain.
+    """
+    words = _words(name)
+    errors = {w for w in words if ERROR_FLAG.search(w)}
+    turns = words & (NEGATION_WORDS | ABSENCE_WORDS)
+    if not errors or words - errors - turns - _FILLER_WORDS:
+        return False
+    ending = any(w.endswith(("less", "free")) for w in errors)
+    return len(turns) + ending == 1
+
+
 def true_marks(name: str) -> bool | None:
     """What ``name`` plainly says its true value marks: True a correct sentence, False an error.
 

@@ -42,6 +42,7 @@ from failcodes.polarity import (
     ERROR_FLAG,
     judged_stage,
     judges_a_verdict,
+    names_absent_error,
     says_correct,
 )
 from failcodes.sheetio import ShownNumber, title_hint
@@ -1446,7 +1447,7 @@ def refuse_correct_as_error(renames: Mapping[str, str], path: Path) -> None:
                 line=1,
                 field=column,
             )
-        if target == "has_error" and says_correct(column):
+        if target == "has_error" and (says_correct(column) or names_absent_error(column)):
             raise InputError(
                 f"--map {column}={target}: the column's name says true means correct (no "
                 "error), but has_error reads true as an error; give --label-rule "
