@@ -17,7 +17,7 @@ from enum import StrEnum
 from failcodes.codesets import splits
 from failcodes.errors import ConfigError, InputError
 from failcodes.numbertext import reads_as_float, whole_number_text
-from failcodes.polarity import judged_stage, judges_a_verdict, true_marks
+from failcodes.polarity import judged_stage, judges_a_verdict, names_absent_error, true_marks
 from failcodes.tableio import refuse_excel_error
 from failcodes.verdicts import DEFAULT_ALIASES, MISSING_MARKS, Verdict
 
@@ -416,13 +416,17 @@ def _inverted_truth(column: str, outcomes: dict[str, Outcome], *, numbers: bool)
     errors and the others no error (TP 0, FP 1, FN 1, TN 0 for TP 1, TN 1, exit 0), as
     ``--map is_correct=has_error`` did before it was refused; so is ``is_hallucination = no
     -> error``. Names as :func:`~failcodes.polarity.true_marks` reads them (a name turned
-    round or mixed, ``error_free``, ``not_correct``, says nothing); values that spell no
+    round or mixed, ``not_correct``, says nothing), and a name of the error's absence
+    (``no_error``, ``error_free``: :func:`~failcodes.polarity.names_absent_error`) as one whose
+    true marks a correct sentence; values that spell no
     truth (``wrong``, ``2``) are the rule's own. ``numbers``: whether ``1``/``0`` count (only where
     the column holds truth values alone: ``accuracy in {1, 2} -> error`` on a 1-5 scale is
     no truth value).
     """
-    # 'needs_correction', 'correct_label' (the reference), 'error_free', 'not_correct': None
-    correct = true_marks(column)
+    # 'needs_correction', 'correct_label' (the reference), 'not_correct': None; a name saying
+    # plainly that its true marks no error ('no_error', 'error_free': names_absent_error) is
+    # read as a correctness flag ('no_error = 1 -> error' made the right sentences errors)
+    correct = True if names_absent_error(column) else true_marks(column)
     if correct is None:
         return None
     for key, outcome in outcomes.items():
