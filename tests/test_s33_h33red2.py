@@ -27,6 +27,24 @@ def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
     return path
 
 
+def _refuted_counts(
+    tmp_path: Path, labels: Path, capsys: pytest.CaptureFixture[str]
+) -> dict[str, tuple[int, int, int, int]]:
+    """``metrics -m refuted`` of system A's traces of :data:`_SENTENCES` against ``labels``."""
+    traces = _write_csv(
+        tmp_path / "t.csv",
+        ["system", "question_id", "sentence_id", "claim_id", "claim", "sentence", "verdict"],
+        [["A", q, s, f"{s}:c1", text, text, v] for q, s, text, v in _SENTENCES],
+    )
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted",
+         "--format", "csv"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    return metrics_counts(stdout, "refuted")
+
+
 @pytest.mark.parametrize(
     "column", ["no_error", "error_free", "without_error", "no_hallucination", "not_wrong"]
 )
@@ -56,18 +74,7 @@ def test_a_has_error_column_named_as_the_errors_absence_is_refused(
         capsys,
     )  # fmt: skip
     assert code == 0, err
-    traces = _write_csv(
-        tmp_path / "t.csv",
-        ["system", "question_id", "sentence_id", "claim_id", "claim", "sentence", "verdict"],
-        [["A", q, s, f"{s}:c1", text, text, v] for q, s, text, v in _SENTENCES],
-    )
-    code, stdout, err = run_cli(
-        ["metrics", "--traces", str(traces), "--labels", str(out), "-m", "refuted",
-         "--format", "csv"],
-        capsys,
-    )  # fmt: skip
-    assert code == 0, err
-    assert metrics_counts(stdout, "refuted") == {"A": (2, 0, 0, 2)}
+    assert _refuted_counts(tmp_path, out, capsys) == {"A": (2, 0, 0, 2)}
 
 
 def test_names_that_flag_an_error_or_say_nothing_plain_are_not_read_as_its_absence() -> None:
