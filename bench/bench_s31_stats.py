@@ -35,21 +35,18 @@ for p in (REPO / "src", REPO / "bench"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-from bench_s29_ppi_seed import by_code_strata, population  # noqa: E402
-from failcodes.errors import StatisticsError  # noqa: E402
+from _simulate import equal_raters, mc, rated, share_cell  # noqa: E402
 from failcodes.stats.agreement import agreements, estimate, finish, prepare  # noqa: E402
-from failcodes.stats.ppi import Stratum, share_estimates  # noqa: E402
 
 
 def share_part(reps: int, seed: int) -> None:
     print("part 1: coverage of the corrected share (nominal 0.95), N = 2000; 2 MC se at")
-    print(f"0.95 over {reps} replicates: {2 * np.sqrt(0.95 * 0.05 / reps):.3f}")
+    print(f"0.95 over {reps} replicates: {mc(reps)}")
     print(
         f"{'acc':>5} {'n':>4} {'prev':>5} {'plan':>8} | {'cover':>6} {'fin':>6} {'width':>6} "
         f"{'ref':>4} | {'lo>p':>5} {'hi<p':>5} | uniform by fewest reviewed in a part: "
         "cover (replicates)"
     )
-    big_n = 2000
     worst = (1.0, "")
     for accuracy in (0.9, 0.95):
         for n in (30, 50, 100):
@@ -58,64 +55,19 @@ def share_part(reps: int, seed: int) -> None:
                     rng = np.random.default_rng(
                         [seed, int(accuracy * 100), n, int(prevalence * 1000), plan == "uniform"]
                     )
-                    hit, fin, refused, low_miss, high_miss = [], 0, 0, 0, 0
-                    widths, fewest = [], []
-                    for _ in range(reps):
-                        y, yhat = population(rng, big_n, prevalence, accuracy)
-                        if plan == "uniform":
-                            pick = rng.choice(big_n, size=n, replace=False)
-                            rest = np.setdiff1d(np.arange(big_n), pick)
-                            strata = [Stratum(y[pick], yhat[pick], yhat[rest])]
-                            ones = int(yhat[pick].sum())
-                        else:
-                            strata = by_code_strata(rng, y, yhat, n)
-                        try:
-                            est = share_estimates(strata)
-                        except StatisticsError:
-                            refused += 1
-                            continue
-                        lo, hi = est.corrected.ci_low, est.corrected.ci_high
-                        hit.append(lo <= prevalence <= hi)
-                        low_miss += lo > prevalence
-                        high_miss += hi < prevalence
-                        fin += lo <= y.mean() <= hi
-                        widths.append(hi - lo)
-                        if plan == "uniform":
-                            fewest.append(min(ones, n - ones))
-                    cover = float(np.mean(hit))
-                    if cover < worst[0]:
-                        worst = (cover, f"acc {accuracy} n {n} prev {prevalence} {plan}")
+                    c = share_cell(rng, reps, 2000, prevalence, accuracy, accuracy, n, plan)
+                    if c.cover < worst[0]:
+                        worst = (c.cover, f"acc {accuracy} n {n} prev {prevalence} {plan}")
                     parts = ""
-                    if fewest:
-                        few, h = np.asarray(fewest), np.asarray(hit)
-                        for label, sel in (("0", few == 0), ("1", few == 1), ("2+", few >= 2)):
-                            if sel.any():
-                                parts += f" {label}: {h[sel].mean():.3f} ({int(sel.sum())})"
+                    if plan == "uniform":
+                        parts = c.by_ones([min(ones, n - ones) for ones in c.ones])
                     print(
-                        f"{accuracy:5.2f} {n:4d} {prevalence:5.2f} {plan:>8} | {cover:6.3f} "
-                        f"{fin / len(hit):6.3f} {np.mean(widths):6.3f} {refused:4d} | "
-                        f"{low_miss:5d} {high_miss:5d} |{parts}",
+                        f"{accuracy:5.2f} {n:4d} {prevalence:5.2f} {plan:>8} | {c.cover:6.3f} "
+                        f"{c.fin / len(c.hits):6.3f} {np.mean(c.widths):6.3f} {c.refused:4d} | "
+                        f"{c.low_miss:5d} {c.high_miss:5d} |{parts}",
                         flush=True,
                     )
     print(f"lowest coverage: {worst[0]:.3f} ({worst[1]})")
-
-
-def truth_values(p: float, se: float, sp: float) -> dict[str, float]:
-    """Population values of the coefficients for conditionally independent equal raters."""
-    pos = p * se + (1 - p) * (1 - sp)  # a rater's share of 1s
-    # two raters' agreement on a unit (any pair of them): both 1 or both 0
-    po = p * (se**2 + (1 - se) ** 2) + (1 - p) * (sp**2 + (1 - sp) ** 2)
-    pe_kappa = pos**2 + (1 - pos) ** 2  # equal margins: Cohen = Scott = Fleiss = alpha
-    pe_ac1 = 2 * pos * (1 - pos)
-    kappa = (po - pe_kappa) / (1 - pe_kappa)
-    return {
-        "percent": po,
-        "cohen": kappa,
-        "fleiss": kappa,
-        "krippendorff": kappa,
-        "gwet_ac1": (po - pe_ac1) / (1 - pe_ac1),
-        "brennan_prediger": 2 * po - 1,
-    }
 
 
 STATS = ("percent", "cohen", "fleiss", "krippendorff", "gwet_ac1", "brennan_prediger")
@@ -125,9 +77,7 @@ def _draw(
     rng: np.random.Generator, units: int, raters: int, p: float, se: float, sp: float, boot: int
 ) -> tuple[dict[str, object], dict[str, object]]:
     """One data set's results as reported, and with the bootstrap's bounds alone (before)."""
-    y = rng.random(units) < p
-    r = rng.random((units, raters))
-    codes = np.where(y[:, None], r < se, r >= sp).astype(float)
+    codes = rated(rng, rng.random(units) < p, raters, se, sp)
     wanted = STATS if raters == 2 else tuple(s for s in STATS if s != "cohen")
     seed = int(rng.integers(1 << 31))
     now = {
@@ -153,7 +103,7 @@ def agreement_part(reps: int, resamples: int, seed: int, units_list: tuple[int, 
     print("warning was given (n: such data sets); lo>t / hi<t: bounds past the truth; undef:")
     print("no interval. 'boot' (percent, Brennan-Prediger): the bootstrap's bounds alone,")
     print("unwarned coverage (what main reported before session 31's effective-count bounds).")
-    print(f"2 Monte Carlo se at 0.95 over {reps} data sets: {2 * np.sqrt(0.95 * 0.05 / reps):.3f}")
+    print(f"2 Monte Carlo se at 0.95 over {reps} data sets: {mc(reps)}")
     print(
         f"{'units':>5} {'r':>2} {'p':>5} {'se/sp':>10} {'stat':>16} {'truth':>6} | {'cover':>6} "
         f"{'unw':>6} {'(n)':>4} {'undef':>5} | {'lo>t':>4} {'hi<t':>4} | {'boot':>6} {'w.now':>6} "
@@ -162,7 +112,7 @@ def agreement_part(reps: int, resamples: int, seed: int, units_list: tuple[int, 
     for units in units_list:
         for raters in (2, 3, 4):
             for p, se, sp in ((0.02, 0.9, 0.99), (0.05, 0.9, 0.99), (0.02, 0.95, 0.995)):
-                truth = truth_values(p, se, sp)
+                truth = equal_raters(p, se, sp)
                 rng = np.random.default_rng([seed, units, raters, int(p * 1000), int(se * 100)])
                 rows: dict[str, list[tuple[float, ...]]] = {s: [] for s in STATS}
                 undefined = dict.fromkeys(STATS, 0)

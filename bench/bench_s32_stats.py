@@ -47,8 +47,7 @@ for p in (REPO / "src", REPO / "bench"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-from bench_s29_ppi_seed import by_code_strata  # noqa: E402
-from failcodes.errors import StatisticsError  # noqa: E402
+from _simulate import equal_raters, mc, rated, rater_pair, share_cell  # noqa: E402
 from failcodes.stats.agreement import (  # noqa: E402
     AgreementResult,
     agreements,
@@ -58,25 +57,14 @@ from failcodes.stats.agreement import (  # noqa: E402
     prepare,
     rare_ratings,
 )
-from failcodes.stats.ppi import Stratum, share_estimates  # noqa: E402
-
-
-def mc(reps: int) -> str:
-    return f"{2 * np.sqrt(0.95 * 0.05 / reps):.3f}"
 
 
 def ac1_truth(p: float, se: float, sp: float) -> float:
-    pos = p * se + (1 - p) * (1 - sp)
-    po = p * (se**2 + (1 - se) ** 2) + (1 - p) * (sp**2 + (1 - sp) ** 2)
-    pe = 2 * pos * (1 - pos)
-    return (po - pe) / (1 - pe)
+    return equal_raters(p, se, sp)["gwet_ac1"]
 
 
 def kappa_truth(p: float, se: float, sp: float) -> float:
-    pos = p * se + (1 - p) * (1 - sp)
-    po = p * (se**2 + (1 - se) ** 2) + (1 - p) * (sp**2 + (1 - sp) ** 2)
-    pe = pos**2 + (1 - pos) ** 2
-    return (po - pe) / (1 - pe)
+    return equal_raters(p, se, sp)["fleiss"]
 
 
 def ac1_both(
@@ -120,9 +108,7 @@ def ac1_part(
                 rng = np.random.default_rng([seed, units, raters, int(p * 1000), int(se * 100)])
                 rows, undef = [], 0
                 for _ in range(reps):
-                    y = rng.random(units) < p
-                    r = rng.random((units, raters))
-                    codes = np.where(y[:, None], r < se, r >= sp).astype(float)
+                    codes = rated(rng, rng.random(units) < p, raters, se, sp)
                     a, b = ac1_both(codes, resamples, int(rng.integers(1 << 31)))
                     if a.ci_low is None or a.ci_high is None or b.ci_low is None:
                         undef += 1
@@ -162,7 +148,6 @@ def share_part(reps: int, seed: int) -> None:
         f"{'width':>6} {'ref':>4} | {'lo>p':>5} {'hi<p':>5} | judge-1 reviewed 0 / 1 / 2+: "
         "cover (replicates)"
     )
-    big_n = 2000
     worst = (1.0, "")
     for sens, spec in ((0.95, 0.95), (0.97, 0.97), (0.99, 0.99), (0.9, 0.995)):
         for n in (50, 100):
@@ -178,44 +163,13 @@ def share_part(reps: int, seed: int) -> None:
                             plan == "uniform",
                         ]
                     )
-                    hit, fin, refused, low_miss, high_miss = [], 0, 0, 0, 0
-                    widths, ones_reviewed = [], []
-                    for _ in range(reps):
-                        y = (rng.random(big_n) < prevalence).astype(float)
-                        u = rng.random(big_n)
-                        yhat = np.where(y == 1, u < sens, u >= spec).astype(float)
-                        if plan == "uniform":
-                            pick = rng.choice(big_n, size=n, replace=False)
-                            rest = np.setdiff1d(np.arange(big_n), pick)
-                            strata = [Stratum(y[pick], yhat[pick], yhat[rest])]
-                            ones = int(yhat[pick].sum())
-                        else:
-                            strata = by_code_strata(rng, y, yhat, n)
-                            ones = int(sum(s.yhat.sum() for s in strata))
-                        try:
-                            est = share_estimates(strata)
-                        except StatisticsError:
-                            refused += 1
-                            continue
-                        lo, hi = est.corrected.ci_low, est.corrected.ci_high
-                        hit.append(lo <= prevalence <= hi)
-                        low_miss += lo > prevalence
-                        high_miss += hi < prevalence
-                        fin += lo <= y.mean() <= hi
-                        widths.append(hi - lo)
-                        ones_reviewed.append(ones)
-                    cover = float(np.mean(hit))
-                    if cover < worst[0]:
-                        worst = (cover, f"{sens}/{spec} n {n} prev {prevalence} {plan}")
-                    few, h = np.asarray(ones_reviewed), np.asarray(hit)
-                    parts = ""
-                    for label, sel in (("0", few == 0), ("1", few == 1), ("2+", few >= 2)):
-                        if sel.any():
-                            parts += f" {label}: {h[sel].mean():.3f} ({int(sel.sum())})"
+                    c = share_cell(rng, reps, 2000, prevalence, sens, spec, n, plan)
+                    if c.cover < worst[0]:
+                        worst = (c.cover, f"{sens}/{spec} n {n} prev {prevalence} {plan}")
                     print(
                         f"{sens:5.3f} {spec:5.3f} {n:4d} {prevalence:6.3f} {plan:>8} | "
-                        f"{cover:6.3f} {fin / len(hit):6.3f} {np.mean(widths):6.4f} "
-                        f"{refused:4d} | {low_miss:5d} {high_miss:5d} |{parts}",
+                        f"{c.cover:6.3f} {c.fin / len(c.hits):6.3f} {np.mean(c.widths):6.4f} "
+                        f"{c.refused:4d} | {c.low_miss:5d} {c.high_miss:5d} |{c.by_ones(c.ones)}",
                         flush=True,
                     )
     print(f"lowest coverage: {worst[0]:.3f} ({worst[1]})")
@@ -244,8 +198,7 @@ def cooccur_part(reps: int, resamples: int, seed: int, units_list: tuple[int, ..
             co += int((truth.sum(axis=1) >= 2).sum())
             per_stat: dict[str, list[tuple[bool, bool]]] = {s: [] for s in res}
             for k in range(3):
-                r = rng.random((units, raters))
-                codes = np.where(truth[:, k : k + 1], r < se, r >= sp).astype(float)
+                codes = rated(rng, truth[:, k], raters, se, sp)
                 out = agreements(
                     codes,
                     ("gwet_ac1", "fleiss"),
@@ -297,8 +250,7 @@ def pooled_part(reps: int, resamples: int, seed: int, units_list: tuple[int, ...
                 present = z > np.asarray(cuts)[None, :]
                 mats = []
                 for k in range(3):
-                    r = rng.random((units, raters))
-                    mats.append(np.where(present[:, k : k + 1], r < se, r >= sp).astype(float))
+                    mats.append(rated(rng, present[:, k], raters, se, sp))
                 for a in pooled_agreements(
                     mats,
                     tuple(truth),
@@ -327,8 +279,7 @@ def pooled_part(reps: int, resamples: int, seed: int, units_list: tuple[int, ...
 
 def ac1_parts(p: float, se: float, sp: float) -> tuple[float, float]:
     """Two raters' agreement on a unit and AC1's chance term, in the population."""
-    pos = p * se + (1 - p) * (1 - sp)
-    po = p * (se**2 + (1 - se) ** 2) + (1 - p) * (sp**2 + (1 - sp) ** 2)
+    po, pos = rater_pair(p, se, sp)
     return po, 2 * pos * (1 - pos)
 
 

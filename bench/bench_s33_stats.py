@@ -37,18 +37,12 @@ for p in (REPO / "src", REPO / "bench"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-from bench_s29_ppi_seed import by_code_strata  # noqa: E402
+from _simulate import mc, share_cell  # noqa: E402
 from failcodes.coderagreement import CODE_STATS  # noqa: E402
-from failcodes.errors import StatisticsError  # noqa: E402
 from failcodes.stats.agreement import agreements  # noqa: E402
-from failcodes.stats.ppi import Stratum, share_estimates  # noqa: E402
 
 JUDGES = ((0.9, 0.9), (0.95, 0.95), (0.9, 0.95), (0.95, 0.9))
 PREVALENCES = (0.02, 0.05, 0.1, 0.2)
-
-
-def mc(reps: int) -> str:
-    return f"{2 * np.sqrt(0.95 * 0.05 / reps):.3f}"
 
 
 def truths(p: float, sens: float, spec: float) -> dict[str, float]:
@@ -133,7 +127,6 @@ def share_part(reps: int, seed: int, units: tuple[int, ...]) -> None:
         f"{'sens':>5} {'spec':>5} {'n':>4} {'prev':>5} {'plan':>8} | {'cover':>6} {'fin':>6} "
         f"{'width':>6} {'ref':>4} | {'lo>p':>5} {'hi<p':>5}"
     )
-    big_n = 2000
     worst: list[tuple[float, str]] = []
     for sens, spec in JUDGES:
         for n in units:
@@ -150,38 +143,14 @@ def share_part(reps: int, seed: int, units: tuple[int, ...]) -> None:
                             2,
                         ]
                     )
-                    hit, fin, refused, low_miss, high_miss = 0, 0, 0, 0, 0
-                    widths: list[float] = []
-                    for _ in range(reps):
-                        y = (rng.random(big_n) < prevalence).astype(float)
-                        u = rng.random(big_n)
-                        yhat = np.where(y == 1, u < sens, u >= spec).astype(float)
-                        if plan == "uniform":
-                            pick = rng.choice(big_n, size=n, replace=False)
-                            rest = np.setdiff1d(np.arange(big_n), pick)
-                            strata = [Stratum(y[pick], yhat[pick], yhat[rest])]
-                        else:
-                            strata = by_code_strata(rng, y, yhat, n)
-                        try:
-                            est = share_estimates(strata)
-                        except StatisticsError:
-                            refused += 1
-                            continue
-                        lo, hi = est.corrected.ci_low, est.corrected.ci_high
-                        hit += lo <= prevalence <= hi
-                        low_miss += lo > prevalence
-                        high_miss += hi < prevalence
-                        fin += lo <= y.mean() <= hi
-                        widths.append(hi - lo)
-                    done = reps - refused
-                    cover = hit / done
+                    c = share_cell(rng, reps, 2000, prevalence, sens, spec, n, plan)
                     line = (
                         f"{sens:5.3f} {spec:5.3f} {n:4d} {prevalence:5.3f} {plan:>8} | "
-                        f"{cover:6.3f} {fin / done:6.3f} {np.mean(widths):6.4f} {refused:4d} | "
-                        f"{low_miss:5d} {high_miss:5d}"
+                        f"{c.cover:6.3f} {c.fin / len(c.hits):6.3f} {np.mean(c.widths):6.4f} "
+                        f"{c.refused:4d} | {c.low_miss:5d} {c.high_miss:5d}"
                     )
                     print(line, flush=True)
-                    worst.append((cover, line))
+                    worst.append((c.cover, line))
     worst.sort()
     print("lowest coverage:")
     for _, line in worst[:6]:
