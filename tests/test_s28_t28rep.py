@@ -10,48 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import run_cli
-
-
-def _ranked_traces(folder: Path) -> Path:
-    """Claim c1's passages ranked 1, 3, 5 (a reranker's kept ones); c2's ranked 1, 2."""
-
-    def passage(rank: int, text: str) -> dict[str, object]:
-        return {"rank": rank, "text": text, "passage_id": f"p{rank}"}
-
-    ids = {"system": "A", "retriever": "bm25"}
-    rows = [
-        {
-            **ids,
-            **{"question_id": "q1", "sentence_id": "s1", "claim_id": "c1"},
-            "claim": "Metformin lowers HbA1c.",
-            "verdict": "refuted",
-            "passages": [
-                passage(1, "Metformin lowers HbA1c in adults."),
-                passage(3, "Insulin is a hormone."),
-                passage(5, "Aspirin thins blood."),
-            ],
-        },
-        {
-            **ids,
-            **{"question_id": "q2", "sentence_id": "s2", "claim_id": "c2"},
-            "claim": "Statins lower LDL.",
-            "verdict": "supported",
-            "passages": [passage(1, "Statins lower LDL cholesterol."), passage(2, "LDL is fat.")],
-        },
-    ]
-    path = folder / "rk.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
-#: RankGaps' line under top_k 2 (tests/test_s27_t27left.py's GAPS_K2): c1 keeps 1 passage
-#: (rank 1) of its 3 where 2 were asked (ranks 3 and 5 are past 2); c2 keeps both of its 2.
-GAPS_K2 = (
-    "--top-k 2: 1 claim(s) hold fewer than 2 passages ranked 2 or better though they hold "
-    "more (first: system 'A', claim 'c1': 1 of its 3): a rank is the retriever's, so ranks "
-    "that skip (a reranker's or a filter's kept passages) leave fewer than 2 in the top 2; "
-    "number the ranks 1, 2, 3... to take each claim's first 2 passages"
-)
+from tests.test_s27_t27left import GAPS_K2, _ranked_traces
 
 
 def _ranked_study(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
