@@ -1740,7 +1740,8 @@ def _wide_checks(
     no_containers(frame, choice.raters, source, line_of)  # before the checks comparing cells
     odd = refuse_rows_not_units(frame, choice.raters, choice.unit_column, source, line_of, given)
     if choice.unit_column is not None:  # a row without a unit id, a unit on two rows
-        one_row_per_unit(frame, [*keep, choice.unit_column], source, line_of, choice.raters)
+        unlike = _unlike_the_raters(choice.raters)  # `r1,r2,batch`: batch's 1, 2 a round?
+        one_row_per_unit(frame, [*keep, choice.unit_column], source, line_of, choice.raters, unlike)
     no_dates(frame, choice.raters, source, line_of)
     one_spelling(frame, choice.raters, source, line_of)
     if sets not in (None, "none"):

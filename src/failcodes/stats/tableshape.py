@@ -766,7 +766,22 @@ ROUND_NAMES = frozenset(
 )
 
 
-def _round_column(frame: pd.DataFrame, key: Sequence[str], raters: Sequence[str]) -> str | None:
+def _rounds_by_content(frame: pd.DataFrame, key: Sequence[str], col: str) -> bool:
+    """Whether ``col`` holds every repeated unit once under each of its values (2 or more).
+
+    A round column (``batch``, ``t``, ``pass``) read as a rater: each round rates the same
+    units. A rater's own ratings of a unit's two rows seldom split so (and only a column not
+    named like the other raters is asked).
+    """
+    ids = frame[list(key)].astype(str).agg("\x1f".join, axis=1)
+    cells = frame[col].astype(str).str.strip()
+    held = [frozenset(ids[cells == v]) for v in cells.unique()]
+    return len(held) > 1 and all(h == held[0] for h in held) and len(held[0]) > 1
+
+
+def _round_column(
+    frame: pd.DataFrame, key: Sequence[str], raters: Sequence[str], unlike: Sequence[str] = ()
+) -> str | None:
     """A column beside the raters that tells a unit's rows apart (``round``, ``visit``), or None.
 
     Two rating rounds of the same raters in one table (``unit, round, r1, r2``): the refusal
@@ -775,10 +790,15 @@ def _round_column(frame: pd.DataFrame, key: Sequence[str], raters: Sequence[str]
     told ``--by rater``, which read the two codes' columns as two raters (percent 0.5,
     Cohen 0.0 between the codes, exit 0). A column named like a round (:data:`ROUND_NAMES`)
     read as a rater (its 1, 2 the ratings' values) is a round too: it was told ``--long``.
+    So is one of ``unlike`` (rater columns not named like the others: ``batch``, ``t``) that
+    holds every unit once under each of its values (:func:`_rounds_by_content`).
     """
     for col in frame.columns:
         name = normal_name(str(col))
-        if col in key or (col in raters and name not in ROUND_NAMES) or name in RATER_NAMES:
+        round_rater = name in ROUND_NAMES or (
+            col in unlike and _rounds_by_content(frame, key, str(col))
+        )
+        if col in key or (col in raters and not round_rater) or name in RATER_NAMES:
             continue
         column = frame[col].astype(str).str.strip()
         if column.nunique() < len(frame) and not frame[[*key, col]].astype(str).duplicated().any():
@@ -798,13 +818,15 @@ def one_row_per_unit(
     source: str | Path | None,
     line_of: Any,
     raters: Sequence[str] = (),
+    unlike: Sequence[str] = (),
 ) -> None:
     """Refuse a unit (per ``--by`` group) on two rows of a wide table, naming both lines.
 
     And a row without a unit id, as a long table's: a row of rater names or units under the
     header (``,Dr A,Dr B``) was one more unit whose raters disagreed. Ids are compared without
     spaces around them: ``u1 `` below ``u1`` was a unit of its own. A column beside the raters
-    that tells the unit's rows apart (``round``) is named with ``--by``.
+    that tells the unit's rows apart (``round``) is named with ``--by``; so is a rater column
+    of ``unlike`` (not named like the other raters) that does so (:func:`_round_column`).
     """
     unit = key[-1]
     every_unit_named(frame, unit, source, line_of)
@@ -816,7 +838,7 @@ def one_row_per_unit(
     same = (ids == ids.iloc[row]).all(axis=1).to_numpy()
     first = int(np.flatnonzero(same)[0])
     this, that = (str(frame[unit].iloc[i]) for i in (row, first))
-    by = _round_column(frame, key, raters) if this == that else None
+    by = _round_column(frame, key, raters, unlike) if this == that else None
     if by is not None:
         raise InputError(
             f"unit {this!r} is on two rows (first at line {line_of(first)}), told apart by "
