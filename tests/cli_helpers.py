@@ -67,6 +67,15 @@ def write_text(path: Path, text: str) -> Path:
     return path
 
 
+def write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
+    """Write ``header`` and ``rows`` as a CSV file (UTF-8) to ``path``; return the path."""
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+    return path
+
+
 def metrics_counts(stdout: str, mapping: str) -> dict[str, tuple[int, int, int, int]]:
     """system -> (TP, FP, FN, TN) of one mapping, from `metrics --format csv`."""
     rows = csv.DictReader(io.StringIO(stdout))

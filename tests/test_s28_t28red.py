@@ -8,17 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import run_cli, write_csv
 
 CODEBOOK = Path(__file__).resolve().parents[1] / "taxonomy" / "medical-fact-check.v1.yaml"
-
-
-def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-    return path
 
 
 def _verdict_correct_table(folder: Path) -> Path:
@@ -27,7 +19,7 @@ def _verdict_correct_table(folder: Path) -> Path:
     By hand, the sentences' truth: s1, s3, s4 are errors (a right 'refuted'), s2 is none (a
     right 'supported'). Under -m refuted: TP 3 (s1, s3, s4), TN 1 (s2).
     """
-    return _write_csv(
+    return write_csv(
         folder / "vc.csv",
         ["question_id", "sentence_id", "claim", "verdict", "verdict_correct"],
         [
@@ -58,7 +50,7 @@ def test_a_label_rule_on_a_column_judging_the_verdict_is_refused(
     assert len(err.strip().splitlines()) == 1
     assert not traces.exists() and not labels.exists()
     # the same column mapped to has_error of a labels table: refused, not told to use the rule
-    lab = _write_csv(
+    lab = write_csv(
         tmp_path / "lv.csv",
         ["sentence_id", "predictionCorrect"],
         [["s1", "1"], ["s2", "1"], ["s3", "1"], ["s4", "1"]],
@@ -87,7 +79,7 @@ def _truth_written_as_a_column_scores_by_hand(
         "error" if (r[3] == "refuted") == (r[4] == "yes") else "none" for r in body
     ]  # s1 error, s2 none, s3 error, s4 error
     assert truth == ["error", "none", "error", "error"]
-    table = _write_csv(
+    table = write_csv(
         tmp_path / "truth.csv",
         [*header[:4], "truth"],
         [[*r[:4], t] for r, t in zip(body, truth, strict=True)],
@@ -116,7 +108,7 @@ def _gold_verdict_column_named_correct_verdict_is_read(
 ) -> None:
     """``correct_verdict`` holding verdict words is the gold verdict: read, not refused."""
     tmp_path.mkdir()
-    table = _write_csv(
+    table = write_csv(
         tmp_path / "g.csv",
         ["question_id", "sentence_id", "claim", "verdict", "correct_verdict"],
         [
@@ -147,7 +139,7 @@ def _gold_verdict_column_named_correct_verdict_is_read(
 
 def _contexts_table(folder: Path) -> Path:
     """Six claims, one retrieved context each or a missing mark where none was found."""
-    return _write_csv(
+    return write_csv(
         folder / "ctx.csv",
         ["question_id", "sentence_id", "claim", "verdict", "context"],
         [
@@ -165,7 +157,7 @@ def test_a_missing_mark_in_a_passage_column_is_no_passage(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     table = _contexts_table(tmp_path)
-    labels_csv = _write_csv(
+    labels_csv = write_csv(
         tmp_path / "l.csv",
         ["sentence_id", "has_error"],
         [["s1", "true"], ["s2", "false"], ["s3", "false"], ["s4", "true"], ["s5", "false"],
@@ -285,7 +277,7 @@ def test_a_span_begun_at_the_sentence_befores_full_stop_labels_one_sentence(
 def test_a_missing_mark_in_a_reasoning_column_is_no_reasoning(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    table = _write_csv(
+    table = write_csv(
         tmp_path / "r.csv",
         ["question_id", "sentence_id", "claim", "verdict", "explanation"],
         [
@@ -295,7 +287,7 @@ def test_a_missing_mark_in_a_reasoning_column_is_no_reasoning(
             ["q2", "s4", "Warfarin is an anticoagulant.", "supported", "nan"],
         ],
     )
-    labels_csv = _write_csv(
+    labels_csv = write_csv(
         tmp_path / "l.csv",
         ["sentence_id", "has_error"],
         [["s1", "true"], ["s2", "false"], ["s3", "false"], ["s4", "false"]],
@@ -334,7 +326,7 @@ def test_a_missing_mark_in_a_reasoning_column_is_no_reasoning(
 def test_a_passage_text_that_is_a_link_alone_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    table = _write_csv(
+    table = write_csv(
         tmp_path / "u.csv",
         ["question_id", "sentence_id", "claim", "verdict", "source_1"],
         [

@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import metrics_counts, run_cli
-
-
-def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-    return path
-
+from tests.cli_helpers import metrics_counts, run_cli, write_csv
 
 #: Four sentences, one claim each, one system A: s2 and s4 refuted, s1 and s3 supported.
 _SENTENCES = [
@@ -28,11 +18,24 @@ _SENTENCES = [
 
 
 def _traces(folder: Path) -> Path:
-    return _write_csv(
+    return write_csv(
         folder / "traces.csv",
         ["system", "question_id", "sentence_id", "claim_id", "claim", "sentence", "verdict"],
         [["A", q, s, f"{s}:c1", text, text, v] for q, s, text, v in _SENTENCES],
     )
+
+
+def _refuted_counts(
+    tmp_path: Path, labels: Path, capsys: pytest.CaptureFixture[str]
+) -> dict[str, tuple[int, int, int, int]]:
+    """``metrics -m refuted`` of system A's traces of :data:`_SENTENCES` against ``labels``."""
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(_traces(tmp_path)), "--labels", str(labels), "-m", "refuted",
+         "--format", "csv"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    return metrics_counts(stdout, "refuted")
 
 
 @pytest.mark.parametrize(
@@ -44,7 +47,7 @@ def test_a_has_error_column_named_as_the_clinician_accepting_the_sentence_is_ref
     # The clinician agrees with s1 and s3 (true) and not with s2 and s4 (false): by hand the
     # errors are s2 and s4, both refuted, so under -m refuted TP 2, TN 2. main read true as
     # has_error: 2 error labels on s1, s3, metrics TP 0, FP 2, FN 2, TN 0, exit 0.
-    table = _write_csv(
+    table = write_csv(
         tmp_path / "l.csv",
         ["question_id", "sentence_id", column],
         [[q, s, "true" if v == "supported" else "false"] for q, s, _, v in _SENTENCES],
@@ -63,13 +66,7 @@ def test_a_has_error_column_named_as_the_clinician_accepting_the_sentence_is_ref
         ["ingest", "generic-labels", str(table), "-o", str(out), "--label-rule", rule], capsys
     )
     assert code == 0, err
-    code, stdout, err = run_cli(
-        ["metrics", "--traces", str(_traces(tmp_path)), "--labels", str(out), "-m", "refuted",
-         "--format", "csv"],
-        capsys,
-    )  # fmt: skip
-    assert code == 0, err
-    assert metrics_counts(stdout, "refuted") == {"A": (2, 0, 0, 2)}
+    assert _refuted_counts(tmp_path, out, capsys) == {"A": (2, 0, 0, 2)}
     # a name whose true marks the error (a concern, a negation) is still read as has_error
     concern = tmp_path / "c.csv"
     concern.write_text(table.read_text().replace(column, "not_safe"), encoding="utf-8")
@@ -95,7 +92,7 @@ def test_a_system_name_with_a_cyrillic_letter_is_refused_as_written_two_ways(
         [cyr, "q2", "q2:s1", "Ibuprofen is an NSAID.", "supported", "ok"],
         [cyr, "q2", "q2:s2", "Ibuprofen is safe in late pregnancy.", "supported", "wrong"],
     ]
-    table = _write_csv(
+    table = write_csv(
         tmp_path / "t.csv",
         ["system", "question_id", "sentence_id", "claim", "verdict", "label"],
         rows,
@@ -110,7 +107,7 @@ def test_a_system_name_with_a_cyrillic_letter_is_refused_as_written_two_ways(
     # written one way: TP 1, FN 1, TN 2 (the hand count above)
     for r in rows:
         r[0] = "gpt-4o"
-    _write_csv(table, ["system", "question_id", "sentence_id", "claim", "verdict", "label"], rows)
+    write_csv(table, ["system", "question_id", "sentence_id", "claim", "verdict", "label"], rows)
     code, _, err = run_cli(args, capsys)
     assert code == 0, err
     code, stdout, err = run_cli(
@@ -128,7 +125,7 @@ def test_a_label_id_with_a_cyrillic_letter_is_refused_naming_the_character(
     # 'q1:\u04552' (CYRILLIC SMALL LETTER DZE for s) looks like q1:s2. By hand, labels s2 and
     # q2:s2 errors: TP 2, TN 2. main read it as a sentence system A made no claim for
     # (labelled error: FN) and left q1:s2 unlabelled: TP 1, FN 1, TN 2, exit 0.
-    labels = _write_csv(
+    labels = write_csv(
         tmp_path / "l.csv",
         ["question_id", "sentence_id", "has_error"],
         [["q1", "q1:s1", "false"], ["q1", "q1:\u04552", "true"], ["q2", "q2:s1", "false"],
@@ -157,8 +154,8 @@ def test_labels_that_list_the_errors_alone_are_said_beside_their_coverage(
         for i in (1, 2, 3)
     ]
     header = ["system", "question_id", "sentence_id", "claim_id", "claim", "sentence", "verdict"]
-    traces = _write_csv(tmp_path / "t.csv", header, rows)
-    listed = _write_csv(
+    traces = write_csv(tmp_path / "t.csv", header, rows)
+    listed = write_csv(
         tmp_path / "errors.csv",
         ["question_id", "sentence_id", "has_error"],
         [["q1", "q1:s2", "true"], ["q2", "q2:s2", "true"]],
@@ -180,7 +177,7 @@ def test_labels_that_list_the_errors_alone_are_said_beside_their_coverage(
     assert code == 0, err
     assert "no label counted says a sentence is correct" in stdout
     # every sentence labelled: the hand count, and no such clause
-    full = _write_csv(
+    full = write_csv(
         tmp_path / "full.csv",
         ["question_id", "sentence_id", "has_error"],
         [[r[1], r[2], "true" if r[2].endswith("s2") else "false"] for r in rows],
@@ -200,7 +197,7 @@ def test_a_verdict_column_of_probabilities_names_the_threshold_option(
     # An NLI entailment probability given as the verdict: main named the alias way alone (one
     # --alias per score). The option it names reads them: 0.91 and 0.83 at or above 0.5 are
     # supported, 0.12 and 0.40 no_evidence.
-    table = _write_csv(
+    table = write_csv(
         tmp_path / "p.csv",
         ["question_id", "sentence_id", "claim", "verdict"],
         [
@@ -229,7 +226,7 @@ def test_a_claim_tables_missing_sentence_numbers_are_said(
     # TP 1, TN 4, recall 1/1, with no word. By hand, with the two claimless error sentences
     # labelled (seed rule: a labelled sentence without claims is no error flagged): q1:s1 TN,
     # q1:s2 FN, q1:s3 TN, q2:s1 TN, q2:s2 TP, q2:s3 FN, q2:s4 TN -> TP 1, FN 2, TN 4, R 1/3.
-    table = _write_csv(
+    table = write_csv(
         tmp_path / "claims.csv",
         ["question_id", "sentence_id", "claim", "verdict", "label"],
         [
@@ -252,7 +249,7 @@ def test_a_claim_tables_missing_sentence_numbers_are_said(
         "(first: 'q1:s2')" in err
     )
     # the way it names: every sentence's label apart
-    apart = _write_csv(
+    apart = write_csv(
         tmp_path / "sentences.csv",
         ["question_id", "sentence_id", "has_error"],
         [["q1", "q1:s1", "false"], ["q1", "q1:s2", "true"], ["q1", "q1:s3", "false"],

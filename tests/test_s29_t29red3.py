@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import unicodedata
 from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import metrics_counts, run_cli
-
-
-def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-    return path
-
+from tests.cli_helpers import metrics_counts, run_cli, write_csv
 
 #: Four sentences, one claim each (no claim id column: ``--option ids=claim`` makes them).
 _CLAIMS = [
@@ -50,7 +40,7 @@ def test_ids_claim_folds_whitespace_so_a_claim_keeps_one_id_in_every_systems_fil
     verdict = {"s1": "supported", "s2": "refuted", "s3": "supported", "s4": "refuted"}
     wrong = {"s2", "s4"}
     a_text = {s: unicodedata.normalize("NFC", " ".join(t.split())) for s, t in b_text.items()}
-    a = _write_csv(
+    a = write_csv(
         tmp_path / "a.csv",
         ["question_id", "sentence_id", "claim", "verdict", "label"],
         [
@@ -58,7 +48,7 @@ def test_ids_claim_folds_whitespace_so_a_claim_keeps_one_id_in_every_systems_fil
             for q, s, c in _CLAIMS
         ],
     )
-    b = _write_csv(
+    b = write_csv(
         tmp_path / "b.csv",
         ["question_id", "sentence_id", "claim", "verdict"],
         [[q, s, b_text.get(s, c), verdict[s]] for q, s, c in _CLAIMS],
@@ -100,7 +90,7 @@ _RIGHT = {"A": (1, 1, 0, 2)}
 
 
 def _labels(folder: Path, column: str = "has_error") -> Path:
-    return _write_csv(
+    return write_csv(
         folder / "labels.csv",
         ["question_id", "sentence_id", column],
         [[q, s, "true" if s == "s2" else "false"] for q, s, _ in _CLAIMS],
@@ -137,7 +127,7 @@ def test_a_true_false_verdict_column_named_as_an_error_in_un_or_not_words_is_ref
     # true on s2 and s4 (the flagged claims). main read true as supported (the default
     # aliases), with a generic note only: TP 0, FP 2, FN 1, TN 1 for TP 1, FP 1, TN 2, exit 0
     # (as is_hallucination was, before it was refused).
-    table = _write_csv(
+    table = write_csv(
         tmp_path / "t.csv",
         ["question_id", "sentence_id", "claim", column],
         [[q, s, c, "true" if s in _FLAGGED else "false"] for q, s, c in _CLAIMS],
@@ -170,7 +160,7 @@ def test_a_score_column_named_as_an_error_is_not_read_as_support(
 ) -> None:
     # 0.9 on s2 and s4, 0.1 on s1 and s3. main read the scores as support (s2, s4 supported,
     # s1, s3 no_evidence): -m non_supported TP 0, FP 2, FN 1, TN 1 for TP 1, FP 1, TN 2, exit 0.
-    table = _write_csv(
+    table = write_csv(
         tmp_path / "t.csv",
         ["question_id", "sentence_id", "claim", column],
         [[q, s, c, "0.9" if s in _FLAGGED else "0.1"] for q, s, c in _CLAIMS],
@@ -193,7 +183,7 @@ def test_has_error_named_as_an_error_in_un_or_non_words_is_read_not_refused(
     # true on s2 alone (the clinicians' error). main refused `--map COLUMN=has_error` as a
     # column whose true "means correct" and named --label-rule 'COLUMN = false -> error',
     # which reads s1, s3, s4 as errors: TP 1, FP 1, FN 2, TN 0 for TP 1, FP 1, TN 2.
-    traces = _write_csv(
+    traces = write_csv(
         tmp_path / "t.csv",
         ["system", "question_id", "sentence_id", "claim_id", "claim", "verdict"],
         [["A", q, s, s, c, "refuted" if s in _FLAGGED else "supported"] for q, s, c in _CLAIMS],
@@ -216,7 +206,7 @@ def test_a_blank_passage_text_is_no_passage(
     # Each claim's retrieved list holds one real passage and one blank ('' or spaces: a
     # retriever's empty hit, a list padded to k). By hand: 4 passages, one per claim. main
     # kept the blanks as passages: 8, and `judge retrieval --dry-run` counted 8 rows to judge.
-    table = _write_csv(
+    table = write_csv(
         tmp_path / "t.csv",
         ["system", "question_id", "sentence_id", "claim", "verdict", "ctx"],
         [

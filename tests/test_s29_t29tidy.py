@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import csv
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import run_cli, write_csv
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-    return path
 
 
 _HEADER = ["system", "question_id", "sentence_id", "claim", "verdict"]
@@ -35,7 +26,7 @@ def test_a_system_name_with_a_cyrillic_letter_names_the_character(
     # 'gpt-4\u043e' ends in U+043E CYRILLIC SMALL LETTER O: the refusal said "(case, spacing
     # or Unicode form)", none of which tells the two names apart (they show alike).
     rows = [*_ROWS, ["gpt-4\u043e", "q2", "q2:s1", "Ibuprofen is an NSAID.", "supported"]]
-    table = _write_csv(tmp_path / "t.csv", _HEADER, rows)
+    table = write_csv(tmp_path / "t.csv", _HEADER, rows)
     out = tmp_path / "t.jsonl"
     code, _, err = run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)
     assert code == 2 and not out.exists()
@@ -53,11 +44,11 @@ def test_two_trace_files_naming_a_system_with_a_cyrillic_letter_name_the_charact
     # over both refused it "(case, spacing or Unicode form)".
     outs = []
     for i, system in enumerate(["gpt-4o", "gpt-4\u043e"]):
-        table = _write_csv(tmp_path / f"t{i}.csv", _HEADER, [[system, *_ROWS[i][1:]]])
+        table = write_csv(tmp_path / f"t{i}.csv", _HEADER, [[system, *_ROWS[i][1:]]])
         outs.append(tmp_path / f"t{i}.jsonl")
         code, _, err = run_cli(["ingest", "generic", str(table), "-o", str(outs[-1])], capsys)
         assert code == 0, err
-    labels = _write_csv(
+    labels = write_csv(
         tmp_path / "l.csv",
         ["question_id", "sentence_id", "has_error"],
         [["q1", "q1:s1", "false"], ["q1", "q1:s2", "true"]],
@@ -76,10 +67,10 @@ def test_a_label_id_with_a_cyrillic_letter_names_the_character(
 ) -> None:
     # 'q1:\u04552': U+0455 CYRILLIC SMALL LETTER DZE drawn as s; the refusal gave the code
     # point alone ("U+0455"), now its name too.
-    table = _write_csv(tmp_path / "t.csv", _HEADER, _ROWS)
+    table = write_csv(tmp_path / "t.csv", _HEADER, _ROWS)
     out = tmp_path / "t.jsonl"
     assert run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)[0] == 0
-    labels = _write_csv(
+    labels = write_csv(
         tmp_path / "l.csv",
         ["question_id", "sentence_id", "has_error"],
         [["q1", "q1:s1", "false"], ["q1", "q1:\u04552", "true"]],
@@ -276,7 +267,7 @@ def test_a_labels_system_with_a_cyrillic_letter_names_the_character_alone(
     # Labels of system 'gpt-4\u043e' (U+043E) beside traces of 'gpt-4o': the refusal said
     # "(U+043E: a zero-width or fullwidth character, another dash)", kinds none of which a
     # Cyrillic letter is; it names the character now, and nothing else.
-    table = _write_csv(tmp_path / "t.csv", _HEADER, _ROWS)
+    table = write_csv(tmp_path / "t.csv", _HEADER, _ROWS)
     out = tmp_path / "t.jsonl"
     assert run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)[0] == 0
     labels = tmp_path / "l.jsonl"

@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import metrics_counts, run_cli
-
-
-def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-    return path
-
+from tests.cli_helpers import metrics_counts, run_cli, write_csv
 
 #: Four sentences, one claim each; s2 of each question is a clinician's error.
 _SENTENCES = [
@@ -39,12 +29,12 @@ def _two_versions(folder: Path, column: str) -> tuple[Path, Path]:
         for version, v in _VERSIONS.items()
         for q, s, text in _SENTENCES
     ]
-    table = _write_csv(
+    table = write_csv(
         folder / "long.csv",
         ["system", column, "question_id", "sentence_id", "claim", "verdict"],
         rows,
     )
-    labels = _write_csv(
+    labels = write_csv(
         folder / "labels.csv",
         ["question_id", "sentence_id", "has_error"],
         [[q, s, "true" if s.endswith("s2") else "false"] for q, s, _ in _SENTENCES],
@@ -111,7 +101,7 @@ def test_a_left_out_column_of_each_claim_or_one_run_is_read_as_before(
         capsys,
     )  # fmt: skip
     assert code == 0, err
-    one = _write_csv(
+    one = write_csv(
         tmp_path / "one.csv",
         ["system", "model_version", "question_id", "sentence_id", "claim", "verdict"],
         [["gpt-4o", "2024-05", q, s, t, _VERSIONS["2024-05"][s]] for q, s, t in _SENTENCES],
@@ -140,7 +130,7 @@ def test_a_sentence_error_no_claim_label_carries_is_said_at_claim_level(
     # no-error labels (TN 2), q1:s2:c1 its sentence's error (TP), q2:s1:c1 TN: TP 1, FN 0,
     # TN 3, recall 1/1; the clinician's error in q1:s1 counts nowhere. main said nothing.
     sent = "Aspirin lowers fever and cures cancer."
-    traces = _write_csv(
+    traces = write_csv(
         tmp_path / "t.csv",
         ["system", "question_id", "sentence_id", "claim_id", "claim", "sentence", "verdict"],
         [
@@ -150,7 +140,7 @@ def test_a_sentence_error_no_claim_label_carries_is_said_at_claim_level(
             ["A", "q2", "q2:s1", "q2:s1:c1", "It is an NSAID.", "It is an NSAID.", "supported"],
         ],
     )
-    labels = _write_csv(
+    labels = write_csv(
         tmp_path / "l.csv",
         ["question_id", "sentence_id", "claim_id", "has_error"],
         [
@@ -199,7 +189,7 @@ def test_score_columns_named_in_opposite_directions_under_one_threshold_are_refu
         ["q2", "q2:s2", "Ibuprofen is safe in late pregnancy.", "0.33", "0.30", "wrong"],
     ]
     head = ["question_id", "sentence_id", "claim", "minicheck_support", "selfcheck_hallucination"]
-    table = _write_csv(tmp_path / "w.csv", [*head, "label"], rows)
+    table = write_csv(tmp_path / "w.csv", [*head, "label"], rows)
     out, lab = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
     both = ["--verdict-column", "minicheck_support=mc", "--verdict-column"]
     both += ["selfcheck_hallucination=sc", "--option", "verdict_threshold=0.5", "--map", "label="]

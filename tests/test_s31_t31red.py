@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import metrics_counts, run_cli
+from tests.cli_helpers import metrics_counts, run_cli, write_csv
 
 #: Two answers of three sentences, one claim each; the system's verdict is right on all six
 #: (refuted on the three errors, supported on the rest): TP 3, FP 0, FN 0, TN 3 by hand.
@@ -234,14 +233,6 @@ def test_a_label_id_spaced_otherwise_than_its_trace_is_refused(
     assert "exactly: spacing (two spaces in a row, a tab or a line break where" in err
 
 
-def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-    return path
-
-
 #: Two verifiers' support scores: mc as shares of 1, ac as a percentage. s1 and s3 are the
 #: clinicians' errors. At 0.5: mc s1 .12 and s3 .30 below (no_evidence), s2 .91, s4 .75
 #: supported -> non_supported TP 2, TN 2. ac at 50 (its scale) alike: 0 and 12 below, 88,
@@ -259,7 +250,7 @@ _SCORES = [
 def test_scores_past_1_read_with_a_threshold_of_a_share_are_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], columns: list[str]
 ) -> None:
-    table = _write_csv(
+    table = write_csv(
         tmp_path / "scores.csv",
         ["question_id", "sentence_id", "claim", "mc", "ac", "label"],
         _SCORES,
@@ -283,13 +274,13 @@ def test_percentages_at_their_own_threshold_and_logits_are_read(
 ) -> None:
     # ac apart at 50 (its scale): TP 2, TN 2 by hand (above). Logits at 0.5 (below 0: not a
     # scale of shares or percentages; 1.3 and 2.1 above, -2 and -0.7 below) are read too.
-    table = _write_csv(
+    table = write_csv(
         tmp_path / "scores.csv",
         ["question_id", "sentence_id", "claim", "mc", "ac", "label"],
         _SCORES,
     )
     logits = ["-2", "2.1", "-0.7", "1.3"]
-    table2 = _write_csv(
+    table2 = write_csv(
         tmp_path / "logits.csv",
         ["question_id", "sentence_id", "claim", "nli", "label"],
         [[*r[:3], x, r[5]] for r, x in zip(_SCORES, logits, strict=True)],
@@ -330,7 +321,7 @@ def _grid(folder: Path, pipeline: bool) -> Path:
             row += ["refuted" if code == "R" else "supported", "error" if i < 2 else "ok"]
             rows.append(row + ([f"{retriever}/{verifier}"] if pipeline else []))
     header = ["question_id", "sentence_id", "claim", "retriever", "system", "verdict", "label"]
-    return _write_csv(folder / "grid.csv", header + (["pipeline"] if pipeline else []), rows)
+    return write_csv(folder / "grid.csv", header + (["pipeline"] if pipeline else []), rows)
 
 
 @pytest.mark.parametrize(

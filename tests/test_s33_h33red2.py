@@ -2,47 +2,13 @@
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
 
 from failcodes.polarity import names_absent_error
-from tests.cli_helpers import metrics_counts, run_cli
-
-#: Four sentences, one claim each, one system A: s2 and s4 refuted, s1 and s3 supported.
-_SENTENCES = [
-    ["q1", "q1:s1", "Aspirin lowers fever.", "supported"],
-    ["q1", "q1:s2", "Aspirin cures cancer.", "refuted"],
-    ["q2", "q2:s1", "Ibuprofen is an NSAID.", "supported"],
-    ["q2", "q2:s2", "Ibuprofen is safe in late pregnancy.", "refuted"],
-]
-
-
-def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-    return path
-
-
-def _refuted_counts(
-    tmp_path: Path, labels: Path, capsys: pytest.CaptureFixture[str]
-) -> dict[str, tuple[int, int, int, int]]:
-    """``metrics -m refuted`` of system A's traces of :data:`_SENTENCES` against ``labels``."""
-    traces = _write_csv(
-        tmp_path / "t.csv",
-        ["system", "question_id", "sentence_id", "claim_id", "claim", "sentence", "verdict"],
-        [["A", q, s, f"{s}:c1", text, text, v] for q, s, text, v in _SENTENCES],
-    )
-    code, stdout, err = run_cli(
-        ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted",
-         "--format", "csv"],
-        capsys,
-    )  # fmt: skip
-    assert code == 0, err
-    return metrics_counts(stdout, "refuted")
+from tests.cli_helpers import run_cli, write_csv
+from tests.test_s29_t29red import _SENTENCES, _refuted_counts
 
 
 @pytest.mark.parametrize(
@@ -54,7 +20,7 @@ def test_a_has_error_column_named_as_the_errors_absence_is_refused(
     # The column is true on s1 and s3 (no error), false on s2 and s4: by hand the errors are s2
     # and s4, both refuted, so under -m refuted TP 2, TN 2. main read true as has_error: error
     # labels on s1 and s3, metrics TP 0, FP 2, FN 2, TN 0, exit 0 (h33red2).
-    table = _write_csv(
+    table = write_csv(
         tmp_path / "l.csv",
         ["question_id", "sentence_id", column],
         [[q, s, "true" if v == "supported" else "false"] for q, s, _, v in _SENTENCES],

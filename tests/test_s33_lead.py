@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
-from tests.test_s33_h33red2 import _SENTENCES, _refuted_counts, _write_csv
+from tests.cli_helpers import run_cli, write_csv
+from tests.test_s29_t29red import _SENTENCES, _refuted_counts
 
 
 @pytest.mark.parametrize("column", ["no_error", "error_free", "no_hallucination"])
@@ -18,7 +18,7 @@ def test_a_label_rule_on_a_column_named_as_the_errors_absence_reading_it_inverte
     # refuted): by hand TP 2, TN 2 under -m refuted. '{column} = 1 -> error' made s1 and s3 the
     # errors: TP 0, FP 2, FN 2, TN 0 at exit 0 on main (h33red2's left item: d2371f7 refused
     # --map no_error=has_error, not the label rule). Refused now, naming the rule the other way.
-    table = _write_csv(
+    table = write_csv(
         tmp_path / "l.csv",
         ["question_id", "sentence_id", column],
         [[q, s, "1" if v == "supported" else "0"] for q, s, _, v in _SENTENCES],
