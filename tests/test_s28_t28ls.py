@@ -15,6 +15,7 @@ from failcodes.labelstudio.results import annotations_from_export
 from failcodes.labelstudio.tasks import build_tasks
 from failcodes.units import UnitKind
 from tests.labelstudio_helpers import retrieval_unit, toy_codebook
+from tests.saturation.test_cli import decide, scripted_round
 from tests.test_cli_labelstudio import run  # noqa: F401  (in-process CLI fixture)
 from tests.test_labelstudio_tasks import choice
 
@@ -145,31 +146,6 @@ SJOGREN = {
 }
 
 
-def _saturation_round(work: Path, coder: Path, proposer: Path) -> str:
-    from tests.saturation.test_cli import cli
-
-    done = cli(
-        "round", "trial", "--judge", f"scripted:{coder}", "--proposer", f"scripted:{proposer}",
-        cwd=work,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def _decide(work: Path, number: int, *decisions: dict[str, str]) -> Any:
-    import yaml
-
-    from tests.saturation.test_cli import cli
-
-    review = work / "annotations" / "trial" / "rounds" / f"r{number:04d}" / "review.yaml"
-    data = yaml.safe_load(review.read_text(encoding="utf-8"))
-    data["reviewer"] = "dana"
-    for item, decision in zip(data["proposals"], decisions, strict=True):
-        item.update(decision)
-    review.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return cli("review", "trial", "--file", str(review), cwd=work)
-
-
 def test_accented_spelling_of_a_leaf_is_no_new_pattern(tmp_path: Path) -> None:
     # round 1 adds 'Sjogren syndrome population'; round 2's proposer gives 'Sjögren syndrome
     # population'. main split on non a-z ('sj gren ...'): a new leaf sj_gren_syndrome_population,
@@ -180,9 +156,9 @@ def test_accented_spelling_of_a_leaf_is_no_new_pattern(tmp_path: Path) -> None:
     again = {**SJOGREN, "name": "Sjögren syndrome population"}
     again["definition"] = "Passage about a Sjögren cohort; the claim is about another group."
     coder, proposer = setup_project(tmp_path, {"1": [SJOGREN], "2": [again]})
-    _saturation_round(tmp_path, coder, proposer)
-    assert _decide(tmp_path, 1, {"decision": "accept"}).returncode == 0
-    out = _saturation_round(tmp_path, coder, proposer)
+    scripted_round(tmp_path, coder, proposer)
+    assert decide(tmp_path, 1, {"decision": "accept"}).returncode == 0
+    out = scripted_round(tmp_path, coder, proposer)
     assert "1 proposal(s), 0 after deduplication" in out
     assert "round 2 closed: 0 new pattern(s)" in out
     status = cli("status", "trial", cwd=tmp_path).stdout
@@ -198,8 +174,8 @@ def test_rename_to_an_accented_spelling_of_another_addition_is_refused(tmp_path:
 
     other = {**SJOGREN, "name": "Autoimmune cohort", "definition": "Another disease group."}
     coder, proposer = setup_project(tmp_path, {"1": [SJOGREN, other]})
-    _saturation_round(tmp_path, coder, proposer)
-    done = _decide(
+    scripted_round(tmp_path, coder, proposer)
+    done = decide(
         tmp_path,
         1,
         {"decision": "accept"},

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from tests.saturation.test_cli import cli, setup_project
+from tests.saturation.test_cli import cli, decide, scripted_round, setup_project
 from tests.test_cli_labelstudio import run  # noqa: F401  (in-process CLI fixture)
 
 PAEDIATRIC = {
@@ -20,25 +20,6 @@ PAEDIATRIC = {
 
 
 PEDIATRIC = {"name": "Pediatric population", "definition": "Patients under 18 years."}
-
-
-def _round(work: Path, coder: Path, proposer: Path) -> str:
-    done = cli(
-        "round", "trial", "--judge", f"scripted:{coder}", "--proposer", f"scripted:{proposer}",
-        cwd=work,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def _decide(work: Path, number: int, *decisions: dict[str, str]) -> Any:
-    review = work / "annotations" / "trial" / "rounds" / f"r{number:04d}" / "review.yaml"
-    data = yaml.safe_load(review.read_text(encoding="utf-8"))
-    data["reviewer"] = "dana"
-    for item, decision in zip(data["proposals"], decisions, strict=True):
-        item.update(decision)
-    review.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return cli("review", "trial", "--file", str(review), cwd=work)
 
 
 # --- (b) spelling variants are said, not joined ------------------------------------------
@@ -54,9 +35,9 @@ def test_a_spelling_variant_of_a_leaf_is_said_not_joined(tmp_path: Path) -> None
     coder, proposer = setup_project(
         tmp_path, {"1": [PAEDIATRIC], "2": [{**PAEDIATRIC, **PEDIATRIC}]}
     )
-    _round(tmp_path, coder, proposer)
-    assert _decide(tmp_path, 1, {"decision": "accept"}).returncode == 0
-    out = _round(tmp_path, coder, proposer)
+    scripted_round(tmp_path, coder, proposer)
+    assert decide(tmp_path, 1, {"decision": "accept"}).returncode == 0
+    out = scripted_round(tmp_path, coder, proposer)
     assert "1 proposal(s), 1 after deduplication" in out
     said = (
         "note: proposal r0002-p01 (Pediatric population): new pattern 'Pediatric population' is "
@@ -69,7 +50,7 @@ def test_a_spelling_variant_of_a_leaf_is_said_not_joined(tmp_path: Path) -> None
     item = yaml.safe_load(review.read_text(encoding="utf-8"))["proposals"][0]
     assert item["proposer_notes"] == [said.split("): ", 1)[1]]
     # merged, the round adds nothing: the stop rule counts it (1/2), as by hand
-    done = _decide(tmp_path, 2, {"decision": "merge", "target": "leaf:paediatric_population"})
+    done = decide(tmp_path, 2, {"decision": "merge", "target": "leaf:paediatric_population"})
     assert done.returncode == 0, done.stderr
     status = cli("status", "trial", cwd=tmp_path).stdout
     assert "accumulation: r1: +1 (=1), r2: +0 (=1)" in status
@@ -161,7 +142,7 @@ def test_reviewers_proposals_are_proposals_of_the_next_round(tmp_path: Path) -> 
         "placed under scope/different_context, the review's only low-quality code (the "
         "reviewer named no dimension: reject it if it belongs elsewhere)",
     ]
-    assert _decide(tmp_path, 1, {"decision": "accept"}).returncode == 0
+    assert decide(tmp_path, 1, {"decision": "accept"}).returncode == 0
     # the same file again: alice's proposal was given to round 1 (accepted: a leaf now)
     again = cli(*args, "--reviews", str(reviews), cwd=tmp_path)
     assert again.returncode == 0, again.stderr

@@ -81,6 +81,27 @@ def setup_project(tmp: Path, script: dict[str, list[dict[str, object]]]) -> tupl
     return coder, proposer
 
 
+def scripted_round(work: Path, coder: Path, proposer: Path) -> str:
+    """``saturate round trial`` with the scripted judge and proposer; its stdout."""
+    done = cli(
+        "round", "trial", "--judge", f"scripted:{coder}", "--proposer", f"scripted:{proposer}",
+        cwd=work,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def decide(work: Path, number: int, *decisions: dict[str, str]) -> Result:
+    """Round ``number``'s review file filled in by reviewer dana (a decision a proposal), read."""
+    review = work / "annotations" / "trial" / "rounds" / f"r{number:04d}" / "review.yaml"
+    data = yaml.safe_load(review.read_text(encoding="utf-8"))
+    data["reviewer"] = "dana"
+    for item, decision in zip(data["proposals"], decisions, strict=True):
+        item.update(decision)
+    review.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return cli("review", "trial", "--file", str(review), cwd=work)
+
+
 SCRIPT = {
     "1": [
         {
