@@ -373,7 +373,7 @@ def replicate(own: Path, labels: Path, times: int, out: Path) -> tuple[Path, Pat
     import pyarrow.parquet as pq
 
     sys.path.insert(0, str(REPO / "src"))
-    from failcodes.engine import validated_marker
+    from failcodes.engine import seal, validated_marker
     from failcodes.tableio import PARQUET_ROWS
 
     traces, labelled = out / f"own-x{times}.parquet", out / f"labels-x{times}.jsonl"
@@ -387,6 +387,7 @@ def replicate(own: Path, labels: Path, times: int, out: Path) -> tuple[Path, Pat
                 copy = copy.set_column(at, name, suffixed)
             writer.write_table(copy, row_group_size=PARQUET_ROWS)  # as the tool writes
         writer.add_key_value_metadata(validated_marker("traces", times * table.num_rows))
+    seal(traces)  # as the tool's writer does (tableio.stage_table)
     rows = [json.loads(line) for line in labels.read_text("utf-8").splitlines()]
     with labelled.open("w", encoding="utf-8") as fh:
         for k in range(times):

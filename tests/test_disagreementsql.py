@@ -217,6 +217,7 @@ def test_a_row_the_writer_cannot_have_written_goes_to_the_stream(
     with pq.ParquetWriter(own[1], edited.schema) as writer:
         writer.write_table(edited)
         writer.add_key_value_metadata(engine.validated_marker("traces", len(ROWS_B)))
+    assert engine.seal(own[1])  # sealed anew, as a forger would (a copied marker: not trusted)
     assert engine.is_validated(own[1])
     got = _disagreements(own, labels, tmp_path / "engine.jsonl")
     assert streamed == [True]  # the engine saw the NaN and left the file to the stream
@@ -379,6 +380,7 @@ def test_a_row_the_writer_cannot_have_written_leaves_the_parquet_to_the_stream(
     with pq.ParquetWriter(own[1], edited.schema) as writer:
         writer.write_table(edited)
         writer.add_key_value_metadata(engine.validated_marker("traces", len(ROWS_B)))
+    assert engine.seal(own[1])  # sealed anew, as a forger would (a copied marker: not trusted)
     got = _disagreements(own, labels, tmp_path / "engine.parquet")
     assert streamed == [True]  # no half-written file: the stream wrote it
     records = disagreementio.read_disagreements(tmp_path / "engine.parquet")

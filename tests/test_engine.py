@@ -91,11 +91,19 @@ def _metrics(traces: Path, labels: Path, out: Path) -> dict[tuple[str, str], tup
     return {(r["system"], r["mapping"]): (r["tp"], r["fp"], r["fn"], r["tn"]) for r in rows}
 
 
-def _rewrite(table: pa.Table, path: Path, footer: dict[bytes, bytes]) -> None:
-    """Write ``table`` to ``path`` copying another file's footer (a tool told to keep it)."""
+def _rewrite(
+    table: pa.Table, path: Path, footer: dict[bytes, bytes], *, forged: bool = False
+) -> None:
+    """Write ``table`` to ``path`` copying another file's footer (a tool told to keep it).
+
+    ``forged``: a fresh marker sealed to the new footer (``engine.seal``), as only a writer
+    that means to forge it does: what the engine's own checks still catch.
+    """
     with pq.ParquetWriter(path, table.schema) as writer:
         writer.write_table(table)
         writer.add_key_value_metadata(footer)
+    if forged:
+        assert engine.seal(path)
 
 
 def test_only_the_tools_own_parquet_carries_the_marker(tmp_path: Path) -> None:
@@ -105,13 +113,17 @@ def test_only_the_tools_own_parquet_carries_the_marker(tmp_path: Path) -> None:
     assert not engine.is_validated(foreign, schema=schema)
     assert not engine.is_validated(jsonl)
     marker = engine.marker_of(pq.read_metadata(own).metadata)
-    assert marker == {"kind": "traces", "version": 2, "rows": len(ROWS)}  # 2: t30left
+    assert marker is not None and len(marker["digest"]) == 64  # (engine.seal: SHA-256)
+    assert marker["digest"] != engine.UNSEALED
+    # 2: t30left; 3: h34seal (the digest)
+    assert marker == {"digest": marker["digest"], "kind": "traces", "version": 3, "rows": 9}
     # a plain rewrite drops it (pyarrow does not carry a footer's key-value metadata over)
     table = pq.read_table(own)
     pq.write_table(table, tmp_path / "copy.parquet")
     assert not engine.is_validated(tmp_path / "copy.parquet", schema=schema)
     # a footer copied onto other rows: the count no longer matches the footer's
-    _rewrite(table.slice(0, 3), own, engine.validated_marker("traces", len(ROWS)))
+    copied = {engine.MARKER_KEY: pq.read_metadata(own).metadata[engine.MARKER_KEY]}
+    _rewrite(table.slice(0, 3), own, copied)
     assert engine.marker_of(pq.read_metadata(own).metadata) == marker
     assert not engine.is_validated(own, schema=schema)
 
@@ -236,14 +248,20 @@ def test_rows_edited_under_a_kept_footer_go_to_the_strict_reader(
     verdicts = table.column("verdict").to_pylist()
     verdicts[2] = "REFUTED!"  # not a verdict: the strict reader refuses row 3
     edited = table.set_column(table.schema.get_field_index("verdict"), "verdict", [verdicts])
-    _rewrite(edited, own, engine.validated_marker("traces", len(ROWS)))
-    assert engine.is_validated(own, schema=traceio.trace_arrow_schema())  # footer kept
-    code, out, err = run_cli(
-        ["metrics", "--traces", str(own), "--labels", str(labels), "-m", "refuted"], capsys
-    )
-    assert code == 2 and out == ""
-    assert err.startswith(f"failcodes: error: {own}:3, field 'verdict': unknown verdict")
-    assert len(err.strip().splitlines()) == 1
+    copied = {engine.MARKER_KEY: pq.read_metadata(own).metadata[engine.MARKER_KEY]}
+    forged = tmp_path / "forged.parquet"
+    _rewrite(edited, own, copied)
+    _rewrite(edited, forged, engine.validated_marker("traces", len(ROWS)), forged=True)
+    schema = traceio.trace_arrow_schema()
+    assert not engine.is_validated(own, schema=schema)  # footer kept: its seal no longer holds
+    assert engine.is_validated(forged, schema=schema)  # sealed anew: the engine's own checks
+    for path in (own, forged):
+        code, out, err = run_cli(
+            ["metrics", "--traces", str(path), "--labels", str(labels), "-m", "refuted"], capsys
+        )
+        assert code == 2 and out == ""
+        assert err.startswith(f"failcodes: error: {path}:3, field 'verdict': unknown verdict")
+        assert len(err.strip().splitlines()) == 1
 
 
 def test_the_columns_are_checked_as_duckdb_reads_them(tmp_path: Path) -> None:
@@ -256,6 +274,7 @@ def test_the_columns_are_checked_as_duckdb_reads_them(tmp_path: Path) -> None:
         pq.read_table(own).drop_columns(["retriever"]),
         own,
         engine.validated_marker("traces", len(ROWS)),
+        forged=True,
     )
     assert engine.is_validated(own)
     assert not engine.is_validated(own, schema=traceio.TRACE_ENGINE_COLUMNS)
@@ -304,7 +323,8 @@ def test_verdict_counts_by_hand_on_every_input(tmp_path: Path) -> None:
     edited = table.set_column(table.schema.get_field_index("verdict"), "verdict", [verdicts])
     for bad, where in ((pa.concat_tables([table, table.slice(0, 1)]), ":10"), (edited, ":3")):
         path = tmp_path / f"edited{where[1:]}.parquet"
-        _rewrite(bad, path, engine.validated_marker("traces", bad.num_rows))
+        _rewrite(bad, path, engine.validated_marker("traces", bad.num_rows), forged=True)
+        assert engine.is_validated(path)  # the engine's own checks, then the strict readers
         with pytest.raises(InputError) as fast:
             columnar.read_verdict_counts(path)
         with pytest.raises(InputError) as exact:

@@ -416,9 +416,10 @@ def test_the_tools_own_parquet_is_read_as_traces_not_as_a_foreign_table(
         for s, rows in _PARTS.items()
         for q, sid, c, v in rows
     ]
-    # a part rewritten with its footer kept and a padded claim id (' c2'): the voucher refuses
-    # it and the row takes the generic reader, whose error names the file, row 2, the field
-    from failcodes.engine import MARKER_KEY
+    # a part rewritten with its footer kept and a padded claim id (' c2'): its seal no
+    # longer holds (h34seal), so the row takes the generic reader, whose error names the
+    # file, row 2, the field; a marker sealed anew (a forger): the voucher refuses it, the same
+    from failcodes.engine import MARKER_KEY, seal, validated_marker
 
     table = pq.read_table(parts[0])
     marker = pq.read_metadata(parts[0]).metadata[MARKER_KEY]
@@ -426,15 +427,17 @@ def test_the_tools_own_parquet_is_read_as_traces_not_as_a_foreign_table(
     table = table.set_column(
         table.schema.get_field_index("claim_id"), "claim_id", [[ids[0], " c2"]]
     )
-    with pq.ParquetWriter(parts[0], table.schema) as writer:
-        writer.write_table(table)
-        writer.add_key_value_metadata({MARKER_KEY: marker})
-    assert _own_traces(parts[0])  # the marker kept, the rows as many
-    merged = tmp_path / "merged2.jsonl"
-    code, _, err = run_cli(["ingest", "generic", *map(str, parts), "-o", str(merged)], capsys)
-    assert code == 2
-    assert err.startswith(f"failcodes: error: {parts[0]}:2, field 'claim_id': ")
-    assert not merged.exists()
+    for footer, own in (({MARKER_KEY: marker}, False), (validated_marker("traces", 2), True)):
+        with pq.ParquetWriter(parts[0], table.schema) as writer:
+            writer.write_table(table)
+            writer.add_key_value_metadata(footer)
+        assert seal(parts[0]) is own  # (the copied marker holds no placeholder to seal)
+        assert _own_traces(parts[0]) is own  # the rows as many either way
+        merged = tmp_path / "merged2.jsonl"
+        code, _, err = run_cli(["ingest", "generic", *map(str, parts), "-o", str(merged)], capsys)
+        assert code == 2
+        assert err.startswith(f"failcodes: error: {parts[0]}:2, field 'claim_id': ")
+        assert not merged.exists()
 
 
 def test_a_column_named_unlike_the_raters_read_as_one_is_said(

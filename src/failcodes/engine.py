@@ -15,6 +15,8 @@ and how a file another tool rewrote is caught: docs/architecture.md, "The analys
 from __future__ import annotations
 
 import functools
+import hashlib
+import hmac
 import json
 import os
 import sys
@@ -22,7 +24,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, ParamSpec, TypeVar
 
 from failcodes.errors import ConfigError
 from failcodes.fileio import run_tag, sweep_stale
@@ -35,8 +37,12 @@ _T = TypeVar("_T")
 
 #: The Parquet footer key of the marker (key-value metadata).
 MARKER_KEY = b"failcodes.validated"
-#: What the marker vouches for; a reader that knows another version re-validates.
-MARKER_VERSION = 2
+#: What the marker vouches for; a reader that knows another version re-validates (3: the
+#: marker holds a digest of the footer it is in, :func:`seal`).
+MARKER_VERSION = 3
+#: The marker's digest as the writer gives it, before :func:`seal` patches the file: as long
+#: as a digest (SHA-256, hexadecimal), so the footer's lengths hold.
+UNSEALED = "0" * 64
 #: Memory DuckDB may hold before it spills to its temporary folder (env FAILCODES_MEMORY).
 DEFAULT_MEMORY = "1GB"
 
@@ -156,9 +162,75 @@ def out_of_memory(exc: BaseException) -> ConfigError | None:
 
 
 def validated_marker(kind: str, rows: int) -> dict[bytes, bytes]:
-    """Footer metadata saying the tool wrote ``rows`` validated rows of ``kind`` (``traces``)."""
-    value = {"kind": kind, "version": MARKER_VERSION, "rows": rows}
+    """Footer metadata saying the tool wrote ``rows`` validated rows of ``kind`` (``traces``).
+
+    Its digest is :data:`UNSEALED` until :func:`seal` binds it to the written file's footer:
+    a file left unsealed is read as any foreign file.
+    """
+    value = {"digest": UNSEALED, "kind": kind, "version": MARKER_VERSION, "rows": rows}
     return {MARKER_KEY: json.dumps(value, sort_keys=True).encode("utf-8")}
+
+
+#: The start of a marker's value (``sort_keys``: the digest first), up to its 64 digits.
+_DIGEST_AT = b'{"digest": "'
+
+
+def seal(path: Path) -> bool:
+    """Bind the marker in the footer of the closed Parquet file ``path`` to that footer.
+
+    The footer (Thrift: the schema, each row group's row count and, per column chunk, its
+    offsets, compressed and uncompressed sizes, value count and statistics, and the
+    key-value metadata) is hashed (SHA-256) with the marker's digest :data:`UNSEALED`, and
+    the digest is written over the placeholder in place: the same length, so the footer's
+    lengths hold. False (the file left unsealed, so never trusted) unless the footer holds
+    the placeholder marker exactly once. A footer copied onto a rewritten file no longer
+    hashes to its digest (:func:`sealed`); docs/architecture.md says what it does not catch.
+    """
+    with path.open("r+b") as fh:
+        start, footer = _footer_span(fh)
+        placeholder = _DIGEST_AT + UNSEALED.encode("ascii")
+        if footer.count(placeholder) != 1:
+            return False
+        fh.seek(start + footer.index(placeholder) + len(_DIGEST_AT))
+        fh.write(hashlib.sha256(footer).hexdigest().encode("ascii"))
+    return True
+
+
+def sealed(path: Path, raw: bytes) -> bool:
+    """Whether the marker ``raw`` (its value in ``path``'s footer) holds the footer's digest.
+
+    The footer is read as bytes (no library) and hashed with the marker's digest put back
+    to :data:`UNSEALED` (:func:`seal`). A marker found twice in the footer, unsealed, or
+    not as :func:`validated_marker` writes it, is not.
+    """
+    if not raw.startswith(_DIGEST_AT) or raw[len(_DIGEST_AT) + 64 : len(_DIGEST_AT) + 65] != b'"':
+        return False
+    digest = raw[len(_DIGEST_AT) : len(_DIGEST_AT) + 64]
+    if digest == UNSEALED.encode("ascii"):
+        return False
+    try:
+        footer = _footer_bytes(path)
+    except OSError:
+        return False
+    if footer.count(raw) != 1:
+        return False
+    at = footer.index(raw) + len(_DIGEST_AT)
+    unsealed = footer[:at] + UNSEALED.encode("ascii") + footer[at + 64 :]
+    return hmac.compare_digest(hashlib.sha256(unsealed).hexdigest().encode("ascii"), digest)
+
+
+def marker_holds(path: Path, pairs: Any, rows: int, kind: str = "traces") -> bool:
+    """Whether ``path``'s footer (key-value ``pairs``, ``rows``) vouches for ``kind`` rows.
+
+    The marker of this version and kind, its row count the footer's, and its digest the
+    footer's (:func:`sealed`): a marker copied onto a rewritten file is not.
+    """
+    marker = marker_of(pairs)
+    if marker is None or marker.get("kind") != kind:
+        return False
+    if marker.get("version") != MARKER_VERSION or marker.get("rows") != rows:
+        return False
+    return sealed(path, pairs[MARKER_KEY])
 
 
 def marker_of(metadata: Any) -> dict[str, Any] | None:
@@ -221,10 +293,7 @@ def _read_validated(
     con = db.connect(":memory:") if con is None else con
     try:
         pairs, rows = footer_of(path, con)
-        marker = marker_of(pairs)
-        if marker is None or marker.get("kind") != kind:
-            return False
-        if marker.get("version") != MARKER_VERSION or marker.get("rows") != rows:
+        if not marker_holds(path, pairs, rows, kind):
             return False
         if schema is None:
             return True
@@ -291,16 +360,21 @@ _MAGIC = b"PAR1"
 def _footer_bytes(path: Path) -> bytes:
     """The raw footer of a Parquet file (b"" if the file does not end as one does)."""
     with path.open("rb") as fh:
-        size = fh.seek(0, os.SEEK_END)
-        if size < 12:
-            return b""
-        fh.seek(size - 8)
-        tail = fh.read(8)
-        length = int.from_bytes(tail[:4], "little")
-        if tail[4:] != _MAGIC or length > size - 12:
-            return b""
-        fh.seek(size - 8 - length)
-        return fh.read(length)
+        return _footer_span(fh)[1]
+
+
+def _footer_span(fh: BinaryIO) -> tuple[int, bytes]:
+    """Where the footer of the open Parquet file starts, and its bytes (b"": not one)."""
+    size = fh.seek(0, os.SEEK_END)
+    if size < 12:
+        return size, b""
+    fh.seek(size - 8)
+    tail = fh.read(8)
+    length = int.from_bytes(tail[:4], "little")
+    if tail[4:] != _MAGIC or length > size - 12:
+        return size, b""
+    fh.seek(size - 8 - length)
+    return size - 8 - length, fh.read(length)
 
 
 def quoted(path: Path) -> str:

@@ -895,8 +895,9 @@ def stage_table(
     ``rows`` are iterated once: JSONL is written as they come. ``omit`` names fields unset
     in every row, left out of the CSV and Parquet columns (JSONL leaves out unset fields).
     ``footer`` is called once every row is written: metadata for a Parquet file's footer
-    (:func:`failcodes.engine.validated_marker`), or None. Parquet columns are the rows'
-    attributes (:func:`arrow_table`): a row may be a model or any object with its fields.
+    (:func:`failcodes.engine.validated_marker`, sealed once the file is closed), or None.
+    Parquet columns are the rows' attributes (:func:`arrow_table`): a row may be a model or
+    any object with its fields.
     """
     fmt = detect_format(path)
     tmp = b.stage(path)
@@ -929,6 +930,11 @@ def stage_table(
             extra = footer() if footer is not None else None
             if extra:
                 writer.add_key_value_metadata(extra)
+        if extra:
+            from failcodes.engine import MARKER_KEY, seal
+
+            if MARKER_KEY in extra:
+                seal(tmp)  # the marker bound to the footer written (engine.seal)
 
 
 #: glibc's ``mallopt`` parameters (malloc.h) and the values :func:`keep_heap` gives them: the

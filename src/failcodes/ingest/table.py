@@ -1803,22 +1803,17 @@ def check_system_name(
 def _own_traces(path: Path) -> bool:
     """Whether ``path`` is the tool's own Parquet traces: its marker, its rows as the footer's.
 
-    Told from the footer (:func:`failcodes.engine.marker_of`); a file the tool did not write,
-    or one whose rows no longer number the marker's, is read as any table.
+    Told from the footer (:func:`failcodes.engine.marker_holds`); a file the tool did not
+    write, one whose rows no longer number the marker's, or whose footer is not the one its
+    marker was sealed in, is read as any table.
     """
-    from failcodes.engine import MARKER_VERSION, marker_of, may_be_validated
+    from failcodes.engine import marker_holds, may_be_validated
     from failcodes.parquetio import open_parquet
 
     if not may_be_validated(path):
         return False
     meta = open_parquet(path).metadata
-    marker = marker_of(meta.metadata)
-    return (
-        marker is not None
-        and marker.get("kind") == "traces"
-        and marker.get("version") == MARKER_VERSION
-        and marker.get("rows") == meta.num_rows
-    )
+    return marker_holds(path, meta.metadata, meta.num_rows)
 
 
 def _as_is(spec: TableSpec) -> bool:
