@@ -5,7 +5,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,6 +67,11 @@ def write_text(path: Path, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path``; return the path."""
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def write_jsonl(path: Path, rows: Iterable[Any]) -> Path:
+    """Write each of ``rows`` as one JSON line (UTF-8) to ``path``; return the path."""
+    return write_text(path, "".join(json.dumps(r) + "\n" for r in rows))
 
 
 def write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:

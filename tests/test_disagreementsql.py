@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from failcodes import disagreementio, disagreementsql, engine
-from tests.cli_helpers import exit_code
+from tests.cli_helpers import exit_code, write_jsonl
 
 
 def _passage(rank: int, text: str, score: float | None, **extra: Any) -> dict[str, Any]:
@@ -92,18 +92,13 @@ LABELS = [
 ]
 
 
-def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
 def _files(tmp_path: Path) -> tuple[list[Path], list[Path], Path]:
     """(the traces as JSONL, the same as the tool's own Parquet, labels)."""
-    plain = [_jsonl(tmp_path / "a.jsonl", ROWS), _jsonl(tmp_path / "b.jsonl", ROWS_B)]
+    plain = [write_jsonl(tmp_path / "a.jsonl", ROWS), write_jsonl(tmp_path / "b.jsonl", ROWS_B)]
     own = [tmp_path / "a.parquet", tmp_path / "b.parquet"]
     for src, dst in zip(plain, own, strict=True):
         assert exit_code("ingest", "generic", src, "-o", dst) == 0
-    return plain, own, _jsonl(tmp_path / "labels.jsonl", LABELS)
+    return plain, own, write_jsonl(tmp_path / "labels.jsonl", LABELS)
 
 
 def _disagreements(traces: list[Path], labels: Path, out: Path) -> bytes:
@@ -152,7 +147,7 @@ def test_scores_out_of_reprs_range_and_escapes_in_claim_lines(tmp_path: Path) ->
     # so label it no-error to make both systems' q1:s0 a disagreement (both flagged)
     plain, own, labels = _files(tmp_path)
     flipped = [dict(x, has_error=False) if x["sentence_id"] == "q1:s0" else x for x in LABELS]
-    labels = _jsonl(labels, flipped)
+    labels = write_jsonl(labels, flipped)
     want = _disagreements(plain, labels, tmp_path / "stream.jsonl")
     got = _disagreements(own, labels, tmp_path / "engine.jsonl")
     assert got == want
@@ -178,7 +173,7 @@ def test_rows_fetched_a_batch_at_a_time_and_windows_of_two_rows_are_the_same_byt
     # mapping's lines are now written one after another from the scratch file.)
     plain, own, labels = _files(tmp_path)
     flipped = [dict(x, has_error=False) if x["sentence_id"] == "q1:s0" else x for x in LABELS]
-    labels = _jsonl(labels, flipped)
+    labels = write_jsonl(labels, flipped)
     want = _disagreements(plain, labels, tmp_path / "stream.jsonl")
     monkeypatch.setattr(disagreementsql, "_FETCH_ROWS", 1)
     monkeypatch.setattr(disagreementsql, "_WINDOW_ROWS", 2)
@@ -258,7 +253,7 @@ def test_jsonl_traces_are_written_from_their_lines_read_once(
     # out of repr's range) under both mappings, so each line serves two disagreements
     plain, _, labels = _files(tmp_path)
     flipped = [dict(x, has_error=False) if x["sentence_id"] == "q1:s0" else x for x in LABELS]
-    labels = _jsonl(labels, flipped)
+    labels = write_jsonl(labels, flipped)
     got = _disagreements(plain, labels, tmp_path / "lines.jsonl")
     assert streamed == []  # the lines read again, not the stream
     read: list[tuple[int, int]] = []
@@ -298,7 +293,7 @@ def test_a_jsonl_line_msgspec_cannot_vouch_for_leaves_the_file_to_the_stream(
     plain, _, labels = _files(tmp_path)
     # b's q2:s0 (an FP) with an empty reasoning: the model reads it as missing, msgspec refuses
     rows = [dict(r, reasoning="") if r["sentence_id"] == "q2:s0" else r for r in ROWS_B]
-    plain[1] = _jsonl(plain[1], rows)
+    plain[1] = write_jsonl(plain[1], rows)
     got = _disagreements(plain, labels, tmp_path / "lines.jsonl")
     assert streamed == [True]
     b_q2 = json.loads(got.splitlines()[1])
@@ -342,10 +337,10 @@ def test_the_engines_parquet_is_the_streams_bytes(
     if groups_reversed:
         for rows, src, dst in zip((ROWS, ROWS_B), plain, own, strict=True):
             backwards = sorted(rows, key=lambda r: r["question_id"], reverse=True)
-            _jsonl(src, backwards)
+            write_jsonl(src, backwards)
             assert exit_code("ingest", "generic", src, "-o", dst) == 0
     flipped = [dict(x, has_error=False) if x["sentence_id"] == "q1:s0" else x for x in LABELS]
-    labels = _jsonl(labels, flipped)
+    labels = write_jsonl(labels, flipped)
     monkeypatch.setattr(disagreementsql, "_RECORDS_PER_GROUP", per_group)
     monkeypatch.setattr(disagreementio, "_RECORDS_PER_CHUNK", per_group)
     got = _disagreements(own, labels, tmp_path / "engine.parquet")

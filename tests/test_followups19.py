@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import exit_code, run_cli
+from tests.cli_helpers import exit_code, run_cli, write_jsonl
 from tests.test_cli_ingest import run
 from tests.test_study_shapes import _three_llms
-
-
-def _jsonl(path: Path, rows: list[dict[str, str]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def _row(question: str, claim: str, text: str) -> dict[str, str]:
@@ -39,7 +33,7 @@ def test_claim_ids_numbered_within_each_question_name_the_way_through(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # q1/c1 and q2/c1: two claims, one id; the refusal named no way through (t19red1)
-    path = _jsonl(
+    path = write_jsonl(
         tmp_path / "a.jsonl",
         [_row("q1", "c1", "Aspirin cures flu."), _row("q2", "c1", "Zinc helps colds.")],
     )
@@ -67,8 +61,8 @@ def test_two_files_under_one_system_name_name_system(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # one file per system, both given one name (t19out: two medscore files both 'medscore')
-    one = _jsonl(tmp_path / "b1.jsonl", [_row("q1", "c1", "Aspirin cures flu.")])
-    two = _jsonl(tmp_path / "b2.jsonl", [_row("q1", "c1", "Aspirin cures flu.")])
+    one = write_jsonl(tmp_path / "b1.jsonl", [_row("q1", "c1", "Aspirin cures flu.")])
+    two = write_jsonl(tmp_path / "b2.jsonl", [_row("q1", "c1", "Aspirin cures flu.")])
     way = "a file per system under one system name? ingest each file apart with --system NAME"
     out = tmp_path / "o.jsonl"
     assert _error(capsys, "ingest", "generic", str(one), str(two), "-o", str(out)) == (

@@ -10,15 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import run_cli, write_jsonl
 
 #: Shared sentence labels of two questions, two sentences each: q1s0 and q2s1 are errors.
 _LABELS = {"q1s0": True, "q1s1": False, "q2s0": False, "q2s1": True}
-
-
-def _jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def _system_file(path: Path, system: str, sid: str, refuted: set[str]) -> Path:
@@ -34,7 +29,7 @@ def _system_file(path: Path, system: str, sid: str, refuted: set[str]) -> Path:
         }
         for key in _LABELS
     ]
-    return _jsonl(path, rows)
+    return write_jsonl(path, rows)
 
 
 def test_one_systems_file_numbering_its_sentences_another_way_is_refused(
@@ -46,7 +41,7 @@ def test_one_systems_file_numbering_its_sentences_another_way_is_refused(
     # sysB "made no claim for" (no error flagged), its own four sentences unlabelled.
     a = _system_file(tmp_path / "a.jsonl", "sysA", "{q}{s}", {"q1s0", "q2s1"})
     b = _system_file(tmp_path / "b.jsonl", "sysB", "{q}-{s}", {"q1s0", "q2s1"})
-    labels = _jsonl(
+    labels = write_jsonl(
         tmp_path / "labels.jsonl",
         [{"sentence_id": k, "question_id": k[:2], "has_error": v} for k, v in _LABELS.items()],
     )
@@ -99,9 +94,9 @@ def _own_answers(tmp_path: Path, level: str) -> tuple[Path, Path, Path]:
             }
             for i, text in enumerate(texts, 1)
         ]
-        paths.append(_jsonl(tmp_path / f"{system}.jsonl", rows))
+        paths.append(write_jsonl(tmp_path / f"{system}.jsonl", rows))
     key = "claim_id" if level == "claim" else "sentence_id"
-    labels = _jsonl(
+    labels = write_jsonl(
         tmp_path / "labels.jsonl",
         [
             {key: f"{key[0]}1", "question_id": "q1", "has_error": False},
@@ -147,7 +142,7 @@ def test_shared_labels_of_ids_two_systems_give_different_texts_are_refused(
     own = [r | {"system": "sysA"} for r in rows] + [
         r | {"system": "sysB", "has_error": not r["has_error"]} for r in rows
     ]
-    per_system = _jsonl(tmp_path / "per_system.jsonl", own)
+    per_system = write_jsonl(tmp_path / "per_system.jsonl", own)
     out = tmp_path / "m.json"
     args = ["metrics", *traces, "--labels", str(per_system), "--level", level, "-o", str(out)]
     assert run_cli(args, capsys)[0] == 0
@@ -208,7 +203,7 @@ def test_a_correctness_column_mapped_to_has_error_is_refused(
     sheet.write_text(
         "sentence_id,is_correct\ns1,true\ns2,false\ns3,true\ns4,false\n", encoding="utf-8"
     )
-    traces = _jsonl(
+    traces = write_jsonl(
         tmp_path / "t.jsonl",
         [
             {
@@ -332,7 +327,7 @@ def test_a_label_whose_sentence_text_is_another_sentence_is_refused(
     if parquet:
         traces = tmp_path / "a.parquet"
         assert run_cli(["ingest", "generic", str(a), "-o", str(traces)], capsys)[0] == 0
-    labels = _jsonl(
+    labels = write_jsonl(
         tmp_path / "earlier.jsonl",
         [
             {"sentence_id": "s1", "has_error": True, "sentence": "Aspirin cures cancer."},
@@ -351,7 +346,7 @@ def test_a_label_whose_sentence_text_is_another_sentence_is_refused(
     ]
     assert not out.exists()
     # the same texts written otherwise (case, spaces, punctuation) are the same sentences
-    labels = _jsonl(
+    labels = write_jsonl(
         tmp_path / "same.jsonl",
         [
             {"sentence_id": "s1", "has_error": False, "sentence": "aspirin  reduces fever"},

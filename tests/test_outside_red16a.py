@@ -10,11 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli, write_text
-
-
-def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:
-    return write_text(path, "".join(json.dumps(r) + "\n" for r in records))
+from tests.cli_helpers import run_cli, write_jsonl, write_text
 
 
 def _trace(system: str, sentence: str, claim: str, verdict: str) -> dict[str, object]:
@@ -46,11 +42,11 @@ def test_a_sentence_in_two_trace_files_is_refused_by_the_readers(
     # no error, s2 an error. sysA flags s2 (TP 1, TN 1); sysB flags s1 (FP 1, FN 1). main
     # pooled each sentence's claims into one sysA row, exit 0: metrics 'sysA n 2, TP 1, FP 1,
     # FN 0, TN 0', disagreements one FP (s1, claims a1 and b1), no sysB anywhere.
-    a = _jsonl(
+    a = write_jsonl(
         tmp_path / "a.jsonl",
         [_trace("sysA", "s1", "a1", "supported"), _trace("sysA", "s2", "a2", "refuted")],
     )
-    b = _jsonl(
+    b = write_jsonl(
         tmp_path / "b.jsonl",
         [_trace("sysA", "s1", "b1", "refuted"), _trace("sysA", "s2", "b2", "supported")],
     )
@@ -140,7 +136,7 @@ def test_atomic_refuses_a_reference_system_and_a_system_written_two_ways(
     # main wrote 'gold' as one more system (metrics: a row of its own beside sysA's), and
     # 'SysA ' as a system apart from 'sysA', each scored on part of the facts, exit 0.
     fact = {"answer_id": "a1", "fact": "x", "verdict": "TRUE", "human_confirms": True}
-    src = _jsonl(
+    src = write_jsonl(
         tmp_path / "atomic.jsonl",
         [{"system": "sysA", "fact_id": "f1", **fact}, {"system": second, "fact_id": "f2", **fact}],
     )
@@ -207,7 +203,7 @@ def test_a_study_says_the_evidence_its_pipelines_leave_undeclared(
     # alarm on verification ("no retrieval stage"). main said it nowhere (the ingest step's
     # log only held 'A 1, B 1'); `failcodes run` printed 'ingest d (1): done'.
     passage = [{"passage_id": "p1", "rank": 1, "text": "t", "gold": True}]
-    _jsonl(
+    write_jsonl(
         tmp_path / "t.jsonl",
         [
             _trace("A", "s1", "c1", "refuted") | {"passages": passage},
@@ -295,7 +291,7 @@ def test_labels_numbered_from_zero_for_traces_numbered_from_one_are_refused(
     # sentence i+1: q1:1 refuted, an error (TP); q1:2 supported, ok (TN); q2:1 refuted, ok
     # (FP): TP 1, FP 1, TN 1. main took q1:0 and q2:0 for sentences without claims and put
     # q1:1's label on the wrong sentence: n 3, TP 0, FP 1, FN 1, TN 1, exit 0.
-    traces = _jsonl(
+    traces = write_jsonl(
         tmp_path / "t.jsonl",
         [
             _trace("A", "q1:1", "c1", "refuted"),
@@ -303,7 +299,7 @@ def test_labels_numbered_from_zero_for_traces_numbered_from_one_are_refused(
             _trace("A", "q2:1", "c3", "refuted") | {"question_id": "q2"},
         ],
     )
-    labels = _jsonl(
+    labels = write_jsonl(
         tmp_path / "l.jsonl",
         [
             {"question_id": "q1", "sentence_id": "q1:0", "has_error": True},
@@ -325,7 +321,7 @@ def test_labels_numbered_from_zero_for_traces_numbered_from_one_are_refused(
     ]
     assert not m.exists()
     # numbered as the traces are: the hand count
-    _jsonl(
+    write_jsonl(
         labels,
         [
             {"question_id": "q1", "sentence_id": "q1:1", "has_error": True},

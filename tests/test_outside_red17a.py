@@ -10,12 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli, write_text
-
-
-def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:
-    return write_text(path, "".join(json.dumps(r) + "\n" for r in records))
-
+from tests.cli_helpers import run_cli, write_jsonl, write_text
 
 #: A retrieval pipeline B whose retriever found nothing for c2 (no passages, no retriever
 #: named); both claims refuted, both sentences correct (no error): two FPs.
@@ -61,7 +56,7 @@ def _mixed_refusal(files: str) -> list[str]:
 def _as(tmp_path: Path, records: list[dict[str, object]], suffix: str) -> Path:
     """The traces as JSONL, Parquet of the trace schema (no marker: scanned) or a trace CSV."""
     if suffix == ".jsonl":
-        return _jsonl(tmp_path / "t.jsonl", records)
+        return write_jsonl(tmp_path / "t.jsonl", records)
     if suffix == ".parquet":
         import pyarrow as pa  # type: ignore[import-untyped]
         import pyarrow.parquet as pq  # type: ignore[import-untyped]
@@ -105,13 +100,13 @@ def test_declared_evidence_passes_and_attributes_by_hand(
     # evidence_source (adaptive retrieval). By hand (docs/attribution.md step 4): s1's gold
     # passage was retrieved and the verifier refuted a correct claim -> verification; s2
     # retrieved nothing -> retrieval: retrieval 1, verification 1.
-    raw = _jsonl(tmp_path / "raw.jsonl", _MIXED)
+    raw = write_jsonl(tmp_path / "raw.jsonl", _MIXED)
     traces = tmp_path / "t.jsonl"
     if how == "ingest":
         args = ["ingest", "generic", str(raw), "-o", str(traces), "--evidence", "B=retrieved"]
         assert run_cli(args, capsys)[0] == 0
     else:
-        _jsonl(traces, [{**r, "evidence_source": "retrieved"} for r in _MIXED])
+        write_jsonl(traces, [{**r, "evidence_source": "retrieved"} for r in _MIXED])
     labels = write_text(tmp_path / "l.jsonl", _NO_ERRORS)
     out = tmp_path / "d.jsonl"
     args = ["disagreements", "--traces", str(traces), "--labels", str(labels), "-o", str(out)]
@@ -132,7 +127,7 @@ def test_metrics_of_a_partly_retrieved_system_is_not_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # metrics attributes nothing: B's two FPs are counted whatever the evidence (n 2, FP 2).
-    traces = _jsonl(tmp_path / "t.jsonl", _MIXED)
+    traces = write_jsonl(tmp_path / "t.jsonl", _MIXED)
     labels = write_text(tmp_path / "l.jsonl", _NO_ERRORS)
     code, stdout, err = run_cli(
         ["metrics", "--traces", str(traces), "--labels", str(labels), "--format", "json"], capsys
@@ -214,7 +209,7 @@ def test_a_disagreements_file_holding_its_records_twice_is_refused_by_attribute(
             "passages": [_passage(f"p{cid}", gold)],
         }
 
-    traces = _jsonl(
+    traces = write_jsonl(
         tmp_path / "t.jsonl",
         [claim("s1", "c1", True), claim("s1", "c1b", False), claim("s2", "c2", True)],
     )
@@ -329,7 +324,7 @@ def test_an_evidence_system_written_in_another_case_names_the_inputs_spelling(
     # A study's [[datasets.pipelines]] system = "b" for traces of system 'B' (or --evidence
     # b=retrieved): refused before, naming the systems, but not that 'b' is 'B' written in
     # another case; now the line says how the input writes it. Nothing written.
-    traces = _jsonl(tmp_path / "t.jsonl", _MIXED)
+    traces = write_jsonl(tmp_path / "t.jsonl", _MIXED)
     out = tmp_path / "o.jsonl"
     args = ["ingest", "generic", str(traces), "-o", str(out), "--evidence", "b=retrieved"]
     code, stdout, err = run_cli(args, capsys)
@@ -348,7 +343,7 @@ def test_a_disagreements_file_of_two_levels_is_refused_by_attribute(
     # claim level c1 verification, c1b retrieval, c2 verification (retrieval 1, verification
     # 2, total 3). The two files joined: main summed 5 items for the one system, every error
     # counted as its sentence and again as its claims, exit 0.
-    traces = _jsonl(
+    traces = write_jsonl(
         tmp_path / "t.jsonl",
         [
             {
@@ -399,7 +394,7 @@ def test_label_ids_written_as_floats_say_so(
     # sentence ids '1.0', '2.0' against the traces' 1 and 2 (JSON numbers, read as '1', '2').
     # Refused before as "no trace has sentence_id '1.0' and no trace has question_id '1.0'",
     # with no word of why; now the line says it and the way through. Nothing written.
-    traces = _jsonl(
+    traces = write_jsonl(
         tmp_path / "t.jsonl",
         [
             {"system": "A", "question_id": 1, "sentence_id": s, "claim_id": f"a{s}"}

@@ -10,12 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli, write_text
-
-
-def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:
-    return write_text(path, "".join(json.dumps(r) + "\n" for r in records))
-
+from tests.cli_helpers import run_cli, write_jsonl, write_text
 
 #: A retrieval pipeline B whose retriever found nothing for c2 (no passages, no retriever
 #: named); both claims refuted, both sentences correct (no error).
@@ -52,7 +47,7 @@ _MIXED_REFUSAL = (
 
 def _mixed_traces(tmp_path: Path, suffix: str) -> Path:
     if suffix == ".jsonl":
-        return _jsonl(tmp_path / "t.jsonl", _MIXED)
+        return write_jsonl(tmp_path / "t.jsonl", _MIXED)
     head = "system,question_id,sentence_id,claim_id,claim,verdict\n"
     rows = "".join(f"B,q1,{r['sentence_id']},{r['claim_id']},x,refuted\n" for r in _MIXED)
     write_text(
@@ -91,7 +86,7 @@ def test_attribute_from_traces_declaring_each_claims_source_is_not_refused(
 ) -> None:
     # Adaptive retrieval: each trace declares its own source (c2 none): not refused, and
     # attributed as declared (c2 closed-book -> verification): verification 2, said in a note.
-    traces = _jsonl(
+    traces = write_jsonl(
         tmp_path / "t.jsonl",
         [{**r, "evidence_source": e} for r, e in zip(_MIXED, ("retrieved", "none"), strict=True)],
     )
@@ -124,7 +119,7 @@ def test_metrics_verdicts_says_how_true_false_verdicts_were_read(
     # refuted 33.3 (2 of 3 true read as supported) and did not say so, where metrics does:
     # for a detector whose true marks an error the shares are the other way round. Now the
     # first line is the same line metrics gives (verdicts.truths_line).
-    traces = _jsonl(tmp_path / "t.jsonl", _DETECTOR)
+    traces = write_jsonl(tmp_path / "t.jsonl", _DETECTOR)
     args = ["metrics", "--traces", str(traces), "--verdicts"]
     if with_labels:
         labels = write_text(
@@ -274,7 +269,7 @@ def test_one_sentence_id_given_two_texts_is_refused_by_ingest(
     # the claims of two sentences. Labels by id (s1 an error, s2 none, in each sub-set): main
     # gave n 2, FP 1, FN 1, exit 0. By hand, four sentences: kiwi s1 FN, kiwi s2 FP, bioasq
     # s1 FN, bioasq s2 TN: n 4, FP 1, FN 2, TN 1. Now ingest refuses the second text.
-    raw = _jsonl(
+    raw = write_jsonl(
         tmp_path / "raw.jsonl",
         [
             {"dataset": d, "system": "A", "question_id": "41", "sentence_id": s}
@@ -294,7 +289,7 @@ def test_one_sentence_id_given_two_texts_is_refused_by_ingest(
     ]
     assert not out.exists()
     # the way through: the sub-set in the ids (sentence ids are unique across the data set)
-    fixed = _jsonl(
+    fixed = write_jsonl(
         tmp_path / "fixed.jsonl",
         [
             {
@@ -307,7 +302,7 @@ def test_one_sentence_id_given_two_texts_is_refused_by_ingest(
             for d, s, text, v in _SUBSETS
         ],
     )
-    labels = _jsonl(
+    labels = write_jsonl(
         tmp_path / "l.jsonl",
         [
             {"question_id": f"{d}:41", "sentence_id": f"{d}:{s}", "has_error": s == "1"}
@@ -381,7 +376,7 @@ def _scifact_without_evidence(tmp_path: Path, ids: set[int] | None) -> Path:
     for c in claims:
         if ids is None or c["id"] in ids:
             del c["evidence"], c["cited_doc_ids"]  # as SciFact's claims_test.jsonl
-    _jsonl(root / "claims_dev.jsonl", claims)
+    write_jsonl(root / "claims_dev.jsonl", claims)
     return root
 
 

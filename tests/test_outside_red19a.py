@@ -11,11 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli, write_text
-
-
-def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:
-    return write_text(path, "".join(json.dumps(r) + "\n" for r in records))
+from tests.cli_helpers import run_cli, write_jsonl, write_text
 
 
 def _rows(out: str) -> dict[tuple[str, str], dict[str, object]]:
@@ -69,7 +65,7 @@ def test_atomic_files_per_system_with_one_fact_id_name_the_way_through(
     # study merges them (duplicates=same), A's f1 (wrong) and B's f1 (correct) were refused
     # as "one target, two labels", naming no way through
     for name, facts in _ATOMIC.items():
-        src = _jsonl(tmp_path / f"{name}.jsonl", facts)
+        src = write_jsonl(tmp_path / f"{name}.jsonl", facts)
         code, _, err = run_cli(
             [
                 "ingest",
@@ -113,7 +109,7 @@ def test_atomic_files_per_system_with_one_fact_id_name_the_way_through(
     paths = []
     for name, facts in _ATOMIC.items():
         paths.append(
-            str(_jsonl(tmp_path / f"s{name}.jsonl", [{"system": name, **f} for f in facts]))
+            str(write_jsonl(tmp_path / f"s{name}.jsonl", [{"system": name, **f} for f in facts]))
         )
     traces, labels = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
     code, _, err = run_cli(
@@ -188,8 +184,8 @@ def test_a_system_without_any_passage_is_said_to_be_read_closed_book(
     # -> verification), and neither ingest, disagreements nor attribute said it had read B
     # as closed-book for want of passages: a retrieval pipeline whose passages were not kept
     # was blamed on its verifier with no word
-    traces = _jsonl(tmp_path / "t.jsonl", _BARE)
-    labels = _jsonl(
+    traces = write_jsonl(tmp_path / "t.jsonl", _BARE)
+    labels = write_jsonl(
         tmp_path / "l.jsonl", [{"sentence_id": f"s{i}", "has_error": False} for i in (1, 2, 3)]
     )
     code, out, err = run_cli(
@@ -272,13 +268,13 @@ def test_one_systems_sentence_id_given_two_texts_is_refused_by_the_analysis(
         elif suffix == ".parquet":
             pd.DataFrame(records).to_parquet(path, index=False)
         else:
-            _jsonl(path, records)
+            write_jsonl(path, records)
         return path
 
     traces = written("t", _TWO_TEXTS)
     # line of the first text of '1', of its second (CSV: a header above; Parquet: rows)
     first, at = (2, 4) if suffix == ".csv" else (1, 3)
-    labels = _jsonl(
+    labels = write_jsonl(
         tmp_path / "l.jsonl",
         [
             {"sentence_id": "1", "question_id": "41", "has_error": True},
@@ -318,14 +314,14 @@ def test_each_systems_own_text_under_one_sentence_id_is_not_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # two systems, each its own answer numbered '1': a text per system is no pooling
-    traces = _jsonl(
+    traces = write_jsonl(
         tmp_path / "t.jsonl",
         [
             {**_TWO_TEXTS[0], "system": "A"},
             {**_TWO_TEXTS[2], "system": "B"},
         ],
     )
-    labels = _jsonl(
+    labels = write_jsonl(
         tmp_path / "l.jsonl",
         [
             {"system": s, "sentence_id": "1", "question_id": "41", "has_error": e}
@@ -433,7 +429,7 @@ def test_one_file_per_system_without_a_system_field_names_ingest_system(
         ("A", ("supported", "refuted", "supported")),
         ("B", ("refuted", "supported", "supported")),
     ):
-        files[name] = _jsonl(
+        files[name] = write_jsonl(
             tmp_path / f"sys{name}.jsonl",
             [
                 {
@@ -500,8 +496,8 @@ def test_one_sentence_written_with_a_trailing_space_on_a_later_claim_is_one_text
     elif suffix == ".parquet":
         pd.DataFrame(records).to_parquet(traces, index=False)
     else:
-        _jsonl(traces, records)
-    labels = _jsonl(tmp_path / "l.jsonl", [{"sentence_id": "1", "has_error": True}])
+        write_jsonl(traces, records)
+    labels = write_jsonl(tmp_path / "l.jsonl", [{"sentence_id": "1", "has_error": True}])
     code, out, err = run_cli(
         [
             "metrics",

@@ -12,17 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import run_cli, write_jsonl
 from tests.judge_helpers import make_traces
 
 
 def _rows() -> list[dict[str, object]]:
     return [t.model_dump(mode="json", exclude_none=True) for t in make_traces(2)]
-
-
-def _write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def _labels(path: Path) -> Path:
@@ -47,7 +42,7 @@ def test_a_long_line_of_a_foreign_jsonl_is_refused_by_the_analysis(
 
     monkeypatch.setattr(jsonio, "MAX_LINE", 2 << 20)
     rows = _rows()
-    traces, labels = _write_jsonl(tmp_path / "t.jsonl", rows), _labels(tmp_path / "l.csv")
+    traces, labels = write_jsonl(tmp_path / "t.jsonl", rows), _labels(tmp_path / "l.csv")
     out = tmp_path / "out" / ("d.jsonl" if command == "disagreements" else "m.json")
     assert run_cli([command, "--traces", str(traces), "--labels", str(labels)], capsys)[0] in (
         0,
@@ -55,11 +50,11 @@ def test_a_long_line_of_a_foreign_jsonl_is_refused_by_the_analysis(
     )
     if which == "traces":
         rows[1] = {**rows[1], "reasoning": "x" * (24 << 20)}
-        bad = _write_jsonl(traces, rows)
+        bad = write_jsonl(traces, rows)
     else:
         long = {"sentence_id": "q1-s1", "has_error": False, "annotator": "a", "x": "y" * (24 << 20)}
         first = {"sentence_id": "q0-s1", "has_error": True, "annotator": "a"}
-        labels = bad = _write_jsonl(tmp_path / "l.jsonl", [first, long])
+        labels = bad = write_jsonl(tmp_path / "l.jsonl", [first, long])
     args = [command, "--traces", str(traces), "--labels", str(labels), "-o", str(out)]
     tracemalloc.start()
     try:
@@ -103,7 +98,7 @@ def test_a_killed_ingest_leaves_no_temporary_file_behind_the_next_run(tmp_path, 
         proc.wait()
     left = sorted(p.name for p in out.iterdir())
     assert len(left) == 2 and left[1].startswith(".t.jsonl.")  # what the kill leaves
-    small = _write_jsonl(tmp_path / "t.jsonl", _rows())
+    small = write_jsonl(tmp_path / "t.jsonl", _rows())
     code, _, _ = run_cli(["ingest", "generic", str(small), "-o", str(out / "t.jsonl")], capsys)
     assert code == 0
     assert sorted(p.name for p in out.iterdir()) == [".notes.tmp", "t.jsonl"]
@@ -140,7 +135,7 @@ def test_an_excel_id_shown_zero_padded_is_read_as_shown(tmp_path, capsys) -> Non
         {"question_id": f"q{int(s)}", "sentence_id": s, "claim_id": s, "claim": f"C {s}."}
         for s in ("007", "008", "070")
     ]
-    traces = _write_jsonl(
+    traces = write_jsonl(
         tmp_path / "t.jsonl", [{**r, "verdict": "refuted", "system": "a"} for r in rows]
     )
     args = ["metrics", "--traces", str(traces), "--labels", str(got), "--format", "json"]

@@ -10,12 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
-
-
-def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
+from tests.cli_helpers import run_cli, write_jsonl
 
 
 def _trace(question: str, sentence: str, claim: str, verdict: str) -> dict[str, object]:
@@ -60,7 +55,7 @@ def test_labels_and_traces_both_numbered_from_zero_have_a_way_through(
     def trace(question: str, sentence: str, claim: str, verdict: str) -> dict[str, object]:
         return _trace(question, sentence, claim, verdict) | {"sentence": _texts(sentence)}
 
-    traces = _jsonl(
+    traces = write_jsonl(
         tmp_path / "t.jsonl",
         [
             trace("q1", "q1:1", "c1", "refuted"),
@@ -75,7 +70,7 @@ def test_labels_and_traces_both_numbered_from_zero_have_a_way_through(
     rows = [("q1", "q1:0", False), ("q1", "q1:1", True), ("q1", "q1:2", False)]
     rows += [("q2", "q2:0", False), ("q2", "q2:1", False)]
     bare = [{"question_id": q, "sentence_id": s, "has_error": e} for q, s, e in rows]
-    labels = _jsonl(tmp_path / "l.jsonl", bare)
+    labels = write_jsonl(tmp_path / "l.jsonl", bare)
     m = tmp_path / "m.json"
     args = ["metrics", "--traces", str(traces), "--labels", str(labels), "-m", "refuted"]
     code, out, err = run_cli([*args, "--format", "json", "-o", str(m)], capsys)
@@ -84,7 +79,7 @@ def test_labels_and_traces_both_numbered_from_zero_have_a_way_through(
         f"failcodes: error: {labels}:1, field 'sentence_id': {_ZERO_MESSAGE}"
     ]
     assert not m.exists()
-    _jsonl(labels, [r | {"sentence": _texts(str(r["sentence_id"]))} for r in bare])
+    write_jsonl(labels, [r | {"sentence": _texts(str(r["sentence_id"]))} for r in bare])
     code, _, err = run_cli([*args, "--format", "json", "-o", str(m)], capsys)
     assert code == 0, err
     got = json.loads(m.read_text(encoding="utf-8"))
@@ -92,7 +87,7 @@ def test_labels_and_traces_both_numbered_from_zero_have_a_way_through(
     m.unlink()
     # the same texts one sentence off (labels made on a list's index): the texts refuse it
     shifted = {"q1:0": "q1:1", "q1:1": "q1:2", "q1:2": "q1:3", "q2:0": "q2:1", "q2:1": "q2:2"}
-    _jsonl(labels, [r | {"sentence": _texts(shifted[str(r["sentence_id"])])} for r in bare])
+    write_jsonl(labels, [r | {"sentence": _texts(shifted[str(r["sentence_id"])])} for r in bare])
     code, out, err = run_cli([*args, "--format", "json", "-o", str(m)], capsys)
     assert (code, out) == (2, "")
     assert "is not sentence 'q1:1' of the traces of system 'A'" in err

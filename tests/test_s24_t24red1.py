@@ -15,12 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.cli_helpers import run_cli
-
-
-def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
+from tests.cli_helpers import run_cli, write_jsonl
 
 
 def _traces(system: str, ids: list[str], verdicts: list[str]) -> list[dict[str, Any]]:
@@ -61,16 +56,16 @@ def test_a_label_id_that_looks_like_a_traces_id_is_refused(
     # it counted as a sentence gpt made no claim for (a miss) and gpt's s0 went unlabelled:
     # TP 0, FN 2, TN 1, exit 0.
     ids = ["q1:s0", "q1:s1", "q1:s2"]
-    traces = _jsonl(
+    traces = write_jsonl(
         tmp_path / "t.jsonl", _traces("gpt", ids, ["refuted", "supported", "supported"])
     )
-    good = _jsonl(tmp_path / "good.jsonl", _labels(ids, [True, True, False]))
+    good = write_jsonl(tmp_path / "good.jsonl", _labels(ids, [True, True, False]))
     args = ["metrics", "--traces", str(traces), "-m", "refuted", "--format", "json"]
     code, out, err = run_cli([*args, "--labels", str(good)], capsys)
     assert code == 0, err
     row = json.loads(out)[0]
     assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (1, 0, 1, 1)
-    bad = _jsonl(tmp_path / "bad.jsonl", _labels([written, *ids[1:]], [True, True, False]))
+    bad = write_jsonl(tmp_path / "bad.jsonl", _labels([written, *ids[1:]], [True, True, False]))
     code, out, err = run_cli([*args, "--labels", str(bad)], capsys)
     assert code == 2, out
     assert err.count("\n") == 1
@@ -87,12 +82,14 @@ def test_one_systems_sentence_id_with_a_zero_width_space_is_refused(
     # claim was unlabelled and the labelled s0 one it made no claim for: TP 1, FN 1, TN 1,
     # exit 0 (said only as "claude: 3 of 4" on line 2).
     ids = ["q1:s0", "q1:s1", "q1:s2"]
-    gpt = _jsonl(tmp_path / "gpt.jsonl", _traces("gpt", ids, ["refuted", "supported", "supported"]))
+    gpt = write_jsonl(
+        tmp_path / "gpt.jsonl", _traces("gpt", ids, ["refuted", "supported", "supported"])
+    )
     odd = ["q1:s0\u200b", *ids[1:]]
-    claude = _jsonl(
+    claude = write_jsonl(
         tmp_path / "claude.jsonl", _traces("claude", odd, ["refuted", "refuted", "supported"])
     )
-    labels = _jsonl(tmp_path / "labels.jsonl", _labels(ids, [True, True, False]))
+    labels = write_jsonl(tmp_path / "labels.jsonl", _labels(ids, [True, True, False]))
     code, out, err = run_cli(
         [
             "metrics",
@@ -222,9 +219,9 @@ def test_a_system_written_fullwidth_in_one_file_is_refused(
             for i, verdict in enumerate(["refuted", "supported"])
         ]
 
-    one = _jsonl(tmp_path / "one.jsonl", rows("gpt", "q1"))
-    two = _jsonl(tmp_path / "two.jsonl", rows("\uff47\uff50\uff54", "q2"))
-    labels = _jsonl(
+    one = write_jsonl(tmp_path / "one.jsonl", rows("gpt", "q1"))
+    two = write_jsonl(tmp_path / "two.jsonl", rows("\uff47\uff50\uff54", "q2"))
+    labels = write_jsonl(
         tmp_path / "labels.jsonl",
         [
             {"question_id": q, "sentence_id": f"{q}:s{i}", "has_error": True}
@@ -237,7 +234,7 @@ def test_a_system_written_fullwidth_in_one_file_is_refused(
     assert code == 2, out
     assert "two.jsonl:1, field 'system'" in err
     assert "'gpt' written another way" in err
-    same = _jsonl(tmp_path / "same.jsonl", rows("gpt", "q2"))
+    same = write_jsonl(tmp_path / "same.jsonl", rows("gpt", "q2"))
     code, out, err = run_cli([*args, "--traces", str(one), "--traces", str(same)], capsys)
     assert code == 0, err
     row = json.loads(out)[0]
@@ -254,9 +251,9 @@ def test_an_empty_traces_file_is_refused_naming_it(
     # metrics on an empty JSONL file alone: an IndexError traceback (exit 1); beside gpt's
     # file it was passed over with no word (a system whose file was empty in no output)
     ids = ["q1:s0", "q1:s1"]
-    gpt = _jsonl(tmp_path / "gpt.jsonl", _traces("gpt", ids, ["refuted", "supported"]))
-    claude = _jsonl(tmp_path / "claude.jsonl", _traces("claude", ids, ["refuted", "refuted"]))
-    labels = _jsonl(tmp_path / "labels.jsonl", _labels(ids, [True, False]))
+    gpt = write_jsonl(tmp_path / "gpt.jsonl", _traces("gpt", ids, ["refuted", "supported"]))
+    claude = write_jsonl(tmp_path / "claude.jsonl", _traces("claude", ids, ["refuted", "refuted"]))
+    labels = write_jsonl(tmp_path / "labels.jsonl", _labels(ids, [True, False]))
     empty = tmp_path / name
     empty.write_text(content)
     out = ["-o", str(tmp_path / "d.jsonl")] if command == "disagreements" else []
@@ -278,7 +275,7 @@ def test_an_empty_parquet_traces_file_is_refused(
     import pyarrow.parquet as pq
 
     ids = ["q1:s0", "q1:s1"]
-    labels = _jsonl(tmp_path / "labels.jsonl", _labels(ids, [True, False]))
+    labels = write_jsonl(tmp_path / "labels.jsonl", _labels(ids, [True, False]))
     empty = tmp_path / "e.parquet"
     pq.write_table(pa.table({"system": pa.array([], pa.string())}), empty)
     code, _, err = run_cli(["metrics", "--traces", str(empty), "--labels", str(labels)], capsys)

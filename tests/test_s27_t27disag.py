@@ -20,7 +20,7 @@ import pytest
 
 from failcodes import disagreementio, disagreementsql
 from failcodes.tracelines import Voucher
-from tests.cli_helpers import exit_code
+from tests.cli_helpers import exit_code, write_jsonl
 
 
 def _trace(system: str, q: str, s: int, c: int, verdict: str, **extra: Any) -> dict[str, Any]:
@@ -89,11 +89,6 @@ EXPECTED = [
 ]
 
 
-def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
 def _disagreements(traces: Path, labels: Path, out: Path) -> bytes:
     maps = [x for m in MAPPINGS for x in ("-m", m)]
     assert exit_code("disagreements", "--traces", traces, "--labels", labels, "-o", out, *maps) == 0
@@ -122,8 +117,8 @@ def _keys(got: bytes) -> list[tuple[str, str, str, str]]:
 def test_jsonl_lines_in_file_order_are_written_as_their_claims_come(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streamed: list[bool]
 ) -> None:
-    traces = _jsonl(tmp_path / "t.jsonl", ROWS)
-    labels = _jsonl(tmp_path / "labels.jsonl", LABELS)
+    traces = write_jsonl(tmp_path / "t.jsonl", ROWS)
+    labels = write_jsonl(tmp_path / "labels.jsonl", LABELS)
 
     got = _disagreements(traces, labels, tmp_path / "in-order.jsonl")
     assert streamed == []  # the lines read again, not the stream
@@ -146,8 +141,8 @@ def test_jsonl_lines_out_of_file_order_are_stored_and_read_back(
 ) -> None:
     # system b's lines first: each mapping's disagreements (a before b) are not in file order
     # (since session 28 the same writer as in file order: tests/test_s28_t28disag.py)
-    traces = _jsonl(tmp_path / "t.jsonl", ROWS[5:] + ROWS[:5])
-    labels = _jsonl(tmp_path / "labels.jsonl", LABELS)
+    traces = write_jsonl(tmp_path / "t.jsonl", ROWS[5:] + ROWS[:5])
+    labels = write_jsonl(tmp_path / "labels.jsonl", LABELS)
     in_order: list[bool] = []
     write_lines = disagreementsql._write_lines
 
@@ -195,8 +190,8 @@ def test_each_sentences_label_is_looked_up_once_and_lines_are_gathered(
 ) -> None:
     from failcodes import labels as labels_module
 
-    traces = _jsonl(tmp_path / "t.jsonl", ROWS)
-    labels = _jsonl(tmp_path / "labels.jsonl", LABELS)
+    traces = write_jsonl(tmp_path / "t.jsonl", ROWS)
+    labels = write_jsonl(tmp_path / "labels.jsonl", LABELS)
     looked: list[str] = []
     sentence_fields = labels_module.LabelIndex.sentence_fields
 

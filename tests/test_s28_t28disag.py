@@ -22,8 +22,8 @@ import pytest
 
 from failcodes import disagreementsql
 from failcodes.tracelines import Voucher
-from tests.cli_helpers import exit_code
-from tests.test_s27_t27disag import EXPECTED, LABELS, ROWS, _disagreements, _jsonl, _keys, _trace
+from tests.cli_helpers import exit_code, write_jsonl
+from tests.test_s27_t27disag import EXPECTED, LABELS, ROWS, _disagreements, _keys, _trace
 
 
 @pytest.fixture
@@ -61,8 +61,8 @@ def test_lines_out_of_file_order_are_copied_in_the_kernel_a_run_at_a_time(
     # b's; a q2:s9, no claim, goes with a q1:s0 before it): 3 mappings x 2 = 6 copies, and
     # every byte of the output is copied (the first mapping's lines too: not in file order).
     # On main's src: the pieces stored in a scratch file, no copy at all.
-    traces = _jsonl(tmp_path / "t.jsonl", ROWS[5:] + ROWS[:5])
-    labels = _jsonl(tmp_path / "labels.jsonl", LABELS)
+    traces = write_jsonl(tmp_path / "t.jsonl", ROWS[5:] + ROWS[:5])
+    labels = write_jsonl(tmp_path / "labels.jsonl", LABELS)
     got = _disagreements(traces, labels, tmp_path / "out.jsonl")
     assert _keys(got) == EXPECTED  # the sentences' order, 5 + 7 + 6 lines (by hand)
     assert [how for _, _, how in copies] == ["copied"] * 6
@@ -83,8 +83,8 @@ def test_lines_in_file_order_copy_the_later_mappings_whole_in_the_kernel(
     # in file order: the first mapping's 5 lines straight into the output, the other two
     # mappings' files copied whole (one run each, from offset 0). On main's src the kernel
     # refused both copies (EBADF: the output was opened for appending) and Python copied them.
-    traces = _jsonl(tmp_path / "t.jsonl", ROWS)
-    labels = _jsonl(tmp_path / "labels.jsonl", LABELS)
+    traces = write_jsonl(tmp_path / "t.jsonl", ROWS)
+    labels = write_jsonl(tmp_path / "labels.jsonl", LABELS)
     got = _disagreements(traces, labels, tmp_path / "out.jsonl")
     assert _keys(got) == EXPECTED
     lines = got.splitlines(keepends=True)
@@ -102,8 +102,8 @@ def test_numeric_question_ids_take_the_same_writer(
     # order: q1, q10, q11, q2, ..., q9; the lines are made q1..q11, so each mapping's file is
     # copied in 3 runs (q1; q10, q11; q2..q9), 2 x 3 = 6 copies, all of the output.
     qs = [f"q{i}" for i in range(1, 12)]
-    traces = _jsonl(tmp_path / "t.jsonl", [_trace("a", q, 0, 0, "supported") for q in qs])
-    labels = _jsonl(
+    traces = write_jsonl(tmp_path / "t.jsonl", [_trace("a", q, 0, 0, "supported") for q in qs])
+    labels = write_jsonl(
         tmp_path / "labels.jsonl", [{"sentence_id": f"{q}:s0", "has_error": True} for q in qs]
     )
     maps = ["-m", "refuted", "-m", "non_supported"]
@@ -159,7 +159,7 @@ def test_a_needed_groups_lines_are_read_again_with_one_pread(
     texts[3] += b"\r\n"  # a blank line (no row) ends a's q1:s1
     traces = tmp_path / "t.jsonl"
     traces.write_bytes(b"".join(texts))
-    labels = _jsonl(tmp_path / "labels.jsonl", LABELS)
+    labels = write_jsonl(tmp_path / "labels.jsonl", LABELS)
     start = [sum(map(len, texts[:i])) for i in range(len(texts) + 1)]
     reads: list[tuple[int, int]] = []
     pread = os.pread

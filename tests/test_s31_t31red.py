@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import metrics_counts, run_cli, write_csv
+from tests.cli_helpers import metrics_counts, run_cli, write_csv, write_jsonl
 
 #: Two answers of three sentences, one claim each; the system's verdict is right on all six
 #: (refuted on the three errors, supported on the rest): TP 3, FP 0, FN 0, TN 3 by hand.
@@ -28,11 +27,6 @@ _ANSWERS = {
 
 #: The label rule of the CSV shapes below.
 _RULE = ["--label-rule", "label = error -> error; otherwise -> no_error"]
-
-
-def _jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def _offset_study(folder: Path, *, texts: bool) -> tuple[Path, Path]:
@@ -60,7 +54,7 @@ def _offset_study(folder: Path, *, texts: bool) -> tuple[Path, Path]:
             if texts:
                 label["sentence"] = text
             labels.append(label)
-    return _jsonl(folder / "t.jsonl", traces), _jsonl(folder / "l.jsonl", labels)
+    return write_jsonl(folder / "t.jsonl", traces), write_jsonl(folder / "l.jsonl", labels)
 
 
 @pytest.mark.parametrize("command", ["metrics", "disagreements"])
@@ -93,7 +87,7 @@ def test_labels_numbered_from_1_for_traces_from_0_are_refused(
     # no claim FN, q2:1 (none) refuted FP, q2:2 (error) supported FN, q2:3 (none) no claim
     # TN -> TP 0, FP 2, FN 3, TN 1 for the system's TP 3, TN 3, exit 0.
     traces, _ = _offset_study(tmp_path, texts=False)
-    labels = _jsonl(
+    labels = write_jsonl(
         tmp_path / "l1.jsonl",
         [
             {"question_id": q, "sentence_id": f"{q}:{i + 1}", "has_error": error}
@@ -129,7 +123,7 @@ def test_a_labelled_subset_beside_a_claimless_last_sentence_is_read(
     # label without a trace). By hand: q1:0 refuted/error TP, q1:9 no claim/error FN,
     # q2:0 supported/no error TN, q2:9 no claim/no error TN -> TP 1, FP 0, FN 1, TN 2.
     traces, _ = _offset_study(tmp_path, texts=False)
-    labels = _jsonl(
+    labels = write_jsonl(
         tmp_path / "subset.jsonl",
         [
             {"question_id": "q1", "sentence_id": "q1:0", "has_error": True},
@@ -166,7 +160,7 @@ def _one_answer_two_ways(folder: Path, q1: str, q1_again: str) -> tuple[Path, Pa
             ("q2", "s4", False),
         ]
     ]
-    return _jsonl(folder / "t.jsonl", traces), _jsonl(folder / "l.jsonl", labels)
+    return write_jsonl(folder / "t.jsonl", traces), write_jsonl(folder / "l.jsonl", labels)
 
 
 @pytest.mark.parametrize(
@@ -210,7 +204,7 @@ def test_a_label_id_spaced_otherwise_than_its_trace_is_refused(
         ("q2", "q2 s1", "supported", False),
         ("q2", "q2 s2", "supported", False),
     ]
-    traces = _jsonl(
+    traces = write_jsonl(
         tmp_path / "t.jsonl",
         [
             {"system": "gpt", "question_id": q, "sentence_id": s, "claim_id": s}
@@ -218,7 +212,7 @@ def test_a_label_id_spaced_otherwise_than_its_trace_is_refused(
             for q, s, v, _ in rows
         ],
     )
-    labels = _jsonl(
+    labels = write_jsonl(
         tmp_path / "l.jsonl",
         [
             {"question_id": q, "sentence_id": " ".join(s.split()), "has_error": e}

@@ -20,7 +20,8 @@ import pytest
 
 from failcodes import disagreementsql
 from failcodes.tracelines import Voucher
-from tests.test_s27_t27disag import EXPECTED, LABELS, ROWS, _disagreements, _jsonl, _keys
+from tests.cli_helpers import write_jsonl
+from tests.test_s27_t27disag import EXPECTED, LABELS, ROWS, _disagreements, _keys
 
 
 def _calls(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
@@ -51,8 +52,8 @@ def test_a_file_the_voucher_took_whole_is_read_back_without_the_marks_check(
     # The disagreeing groups (EXPECTED) hold 7 of the 8 rows, by hand from ROWS: a q1:s0
     # (2 rows), a q1:s1 (2), b q1:s0, b q1:s1, b q2:s0 (1 each); a q2:s0 agrees. Each is read
     # back once. On main's src each went through Voucher.finish (7 calls), none through again.
-    traces = _jsonl(tmp_path / "t.jsonl", ROWS)
-    labels = _jsonl(tmp_path / "labels.jsonl", LABELS)
+    traces = write_jsonl(tmp_path / "t.jsonl", ROWS)
+    labels = write_jsonl(tmp_path / "labels.jsonl", LABELS)
     expected = _stream(tmp_path, monkeypatch, traces, labels)
     finished, again = _calls(monkeypatch, "finish"), _calls(monkeypatch, "again")
     got = _disagreements(traces, labels, tmp_path / "out.jsonl")
@@ -70,8 +71,8 @@ def test_a_file_holding_a_line_the_exact_reader_read_keeps_the_marks_check(
     # the file), so the line carries passage p1 alone, as the stream's does.
     rows = json.loads(json.dumps(ROWS))
     rows[1]["passages"][1]["text"] = "N/A"
-    traces = _jsonl(tmp_path / "t.jsonl", rows)
-    labels = _jsonl(tmp_path / "labels.jsonl", LABELS)
+    traces = write_jsonl(tmp_path / "t.jsonl", rows)
+    labels = write_jsonl(tmp_path / "labels.jsonl", LABELS)
     expected = _stream(tmp_path, monkeypatch, traces, labels)
     again = _calls(monkeypatch, "again")
     got = _disagreements(traces, labels, tmp_path / "out.jsonl")
