@@ -165,22 +165,12 @@ def _entity_review(unit: str, code: str, coder: str) -> Any:
     )
 
 
-def test_an_adjudicated_review_beside_the_reviewers_is_not_one_more_reviewer(
-    tmp_path: Path,
-) -> None:
-    """review/alice.jsonl, bob.jsonl and adjudicated.jsonl (their adjudication) on 6 units.
-    Reviewer vs reviewer agreement read the adjudication as a third reviewer: Fleiss 0.308
-    for alice and bob's own -0.021, exit 0, no word."""
+def _entity_fleiss(tmp_path: Path, codes: dict[str, list[str]]) -> tuple[dict[str, float], Any]:
+    """Each coder's entity_match codes of units u0, u1, ... written as the run folder's judge
+    run (``offline``) or review file; the report's Fleiss kappa by coders, and its inputs."""
     from failcodes.report.rundir import load_run_dir
     from tests.test_review_plan import write_reviews
 
-    e, p, i = "exact_entity", "partial_entity", "irrelevant"
-    codes = {
-        "offline": [e, e, p, i, e, p],
-        "alice": [e, p, p, i, e, e],
-        "bob": [e, e, i, i, p, p],
-        "adjudicated": [e, e, p, i, e, p],
-    }
     for coder, given in codes.items():
         where = "judge/d/retrieval/annotations" if coder == "offline" else f"review/{coder}"
         write_reviews(
@@ -192,6 +182,23 @@ def test_an_adjudicated_review_beside_the_reviewers_is_not_one_more_reviewer(
     rows = inputs.agreement
     fleiss = rows[(rows["statistic"] == "fleiss") & (rows["subject"] == "entity_match")]
     got = dict(zip(fleiss["coders"], fleiss["value"], strict=True))
+    return got, inputs
+
+
+def test_an_adjudicated_review_beside_the_reviewers_is_not_one_more_reviewer(
+    tmp_path: Path,
+) -> None:
+    """review/alice.jsonl, bob.jsonl and adjudicated.jsonl (their adjudication) on 6 units.
+    Reviewer vs reviewer agreement read the adjudication as a third reviewer: Fleiss 0.308
+    for alice and bob's own -0.021, exit 0, no word."""
+    e, p, i = "exact_entity", "partial_entity", "irrelevant"
+    codes = {
+        "offline": [e, e, p, i, e, p],
+        "alice": [e, p, p, i, e, e],
+        "bob": [e, e, i, i, p, p],
+        "adjudicated": [e, e, p, i, e, p],
+    }
+    got, inputs = _entity_fleiss(tmp_path, codes)
     # alice vs bob: agree on u0, u3: p_o 2/6; pooled margins exact 5/12, partial 4/12,
     # irrelevant 3/12: p_e = (25 + 16 + 9)/144 = 50/144; (48/144 - 50/144)/(94/144) = -2/94
     assert got["alice vs bob"] == pytest.approx(-2 / 94)

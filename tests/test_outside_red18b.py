@@ -169,9 +169,7 @@ def test_every_reviewer_named_like_a_consensus_is_named_with_the_way_to_read_it_
     """review/alice, bob, gold.smith@h.org and final_reviewer: both consensus-named reviewers
     were left out of reviewer vs reviewer agreement, the note naming only the first
     (final_reviewer) and no way to read either as a reviewer."""
-    from failcodes.report.rundir import load_run_dir
-    from tests.test_outside_red17b import _entity_review
-    from tests.test_review_plan import write_reviews
+    from tests.test_outside_red17b import _entity_fleiss
 
     e, p, i = "exact_entity", "partial_entity", "irrelevant"
     codes = {
@@ -181,17 +179,7 @@ def test_every_reviewer_named_like_a_consensus_is_named_with_the_way_to_read_it_
         "gold.smith@h.org": [e, e, p, i, e, p],
         "final_reviewer": [e, e, p, i, e, e],
     }
-    for coder, given in codes.items():
-        where = "judge/d/retrieval/annotations" if coder == "offline" else f"review/{coder}"
-        write_reviews(
-            tmp_path / f"{where}.jsonl",
-            [_entity_review(f"u{n}", c, coder) for n, c in enumerate(given)],
-        )
-    inputs = load_run_dir(tmp_path)
-    assert inputs.agreement is not None
-    rows = inputs.agreement
-    fleiss = rows[(rows["statistic"] == "fleiss") & (rows["subject"] == "entity_match")]
-    got = dict(zip(fleiss["coders"], fleiss["value"], strict=True))
+    got, inputs = _entity_fleiss(tmp_path, codes)
     # alice vs bob alone: -2/94 (tests/test_outside_red17b.py, by hand)
     assert got["alice vs bob"] == pytest.approx(-2 / 94)
     assert inputs.notes["agreement"] == [
