@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +87,19 @@ def shared_data(*parts: str) -> Path:
 def shared() -> Any:
     """The :func:`shared_data` helper as a fixture."""
     return shared_data
+
+
+@pytest.fixture
+def agree(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+    """``agree(*args) -> (exit code, stdout, stderr)`` of ``failcodes agree ARGS`` in-process
+    (what was printed before it is dropped)."""
+    from tests.cli_helpers import run_cli
+
+    def _run(*args: str | Path) -> tuple[int, str, str]:
+        capsys.readouterr()
+        return run_cli(["agree", *map(str, args)], capsys)
+
+    return _run
 
 
 @pytest.fixture

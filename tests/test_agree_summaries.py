@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from failcodes.cli.main import main
 from failcodes.ratingsio import read_ratings_frame
 from failcodes.stats.summaries import consensus_word, majority_fits, value_summaries
 from tests.conftest import reference_data
@@ -42,21 +40,6 @@ def _table(path: Path, majority_name: str, extra: str = "") -> Path:
         lines.append(f"{i},{a},{b},{c},{major}{',' + str(major) if extra else ''}\n")
     path.write_text(header + "".join(lines))
     return path
-
-
-@pytest.fixture
-def agree(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
-    def _run(*args: str | Path) -> tuple[int, str, str]:
-        capsys.readouterr()
-        try:
-            main(["agree", *[str(a) for a in args]])
-            code = 0
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-        out = capsys.readouterr()
-        return code, out.out, out.err
-
-    return _run
 
 
 def _fleiss(out: str) -> dict[str, object]:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from failcodes.cli.main import main
 from failcodes.errors import InputError
 from failcodes.ratingsio import read_ratings_frame
 from failcodes.stats import tables as tb
@@ -18,21 +16,6 @@ from tests.conftest import reference_data
 REF = "agreement-reference"
 FLEISS_1971 = reference_data(REF, "fleiss1971_diagnoses_30patients_6raters.csv")
 RAW_4RATERS = reference_data(REF, "gwet2014_raw_4raters_12units.csv")
-
-
-@pytest.fixture
-def agree(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
-    def _run(*args: str | Path) -> tuple[int, str, str]:
-        capsys.readouterr()
-        try:
-            main(["agree", *[str(a) for a in args]])
-            code = 0
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-        out = capsys.readouterr()
-        return code, out.out, out.err
-
-    return _run
 
 
 def _by_stat(stdout: str) -> dict[str, dict[str, object]]:

@@ -4,7 +4,6 @@ warnings, and weighted statistics on text labels (issue 14, pts 4, 6, 7)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import krippendorff
@@ -13,7 +12,6 @@ import pandas as pd
 import pytest
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from failcodes.cli.main import main
 from failcodes.errors import StatisticsError
 from failcodes.ratingsio import read_ratings_frame
 from failcodes.stats import agreement as ag
@@ -288,21 +286,6 @@ def test_metric_intervals_carry_warnings() -> None:
     recall = bootstrap_intervals(per, weights, 0.95)[0]["recall"]
     assert recall.low is not None and recall.warning is not None
     assert "only 2 clusters (< 20)" in recall.warning
-
-
-@pytest.fixture
-def agree(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
-    def _run(*args: str | Path) -> tuple[int, str, str]:
-        capsys.readouterr()
-        try:
-            main(["agree", *[str(a) for a in args]])
-            code = 0
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-        out = capsys.readouterr()
-        return code, out.out, out.err
-
-    return _run
 
 
 def test_weighted_stats_on_text_labels_need_categories(tmp_path: Path, agree) -> None:
