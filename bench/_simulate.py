@@ -1,4 +1,4 @@
-"""The simulation loops the coverage benches share (bench_s31/s32/s33_stats.py, issue 30).
+"""Simulation loops the coverage benches share (bench_s29_ppi_seed, bench_s31/s32/s33_stats).
 
 A judged population (the truth and a judge's code of each unit), raters' codes given the truth,
 the population value of the agreement coefficients for conditionally independent raters of
@@ -10,17 +10,16 @@ the order the benches drew before it was shared, so a seed prints the same figur
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
-for p in (REPO / "src", REPO / "bench"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
+if str(REPO / "src") not in sys.path:
+    sys.path.insert(0, str(REPO / "src"))
 
-from bench_s29_ppi_seed import by_code_strata  # noqa: E402
 from failcodes.errors import StatisticsError  # noqa: E402
 from failcodes.stats.ppi import Stratum, share_estimates  # noqa: E402
 
@@ -35,11 +34,41 @@ def judged(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each unit's truth (0/1) and the judge's code, of sensitivity ``sens``, specificity ``spec``.
 
-    With ``sens == spec`` it draws what ``bench_s29_ppi_seed.population`` draws at that accuracy.
+    With ``sens == spec`` the judge is right with that accuracy whatever the truth.
     """
     y = (rng.random(size) < prevalence).astype(float)
     u = rng.random(size)
     return y, np.where(y == 1, u < sens, u >= spec).astype(float)
+
+
+def by_code_strata(
+    rng: np.random.Generator, y: np.ndarray, yhat: np.ndarray, n: int
+) -> list[Stratum]:
+    """Proportional allocation over the judge's two codes, at least 2 reviewed per stratum."""
+    strata = []
+    ones = int(yhat.sum())
+    n1 = min(max(2, round(n * ones / yhat.size)), ones) if ones else 0
+    for code, k in ((1.0, n1), (0.0, n - n1)):
+        where = np.flatnonzero(yhat == code)
+        if where.size == 0:
+            continue
+        k = min(k, where.size)
+        pick = rng.choice(where, size=k, replace=False)
+        rest = np.setdiff1d(where, pick)
+        strata.append(Stratum(y=y[pick], yhat=yhat[pick], yhat_unlabeled=yhat[rest]))
+    return strata
+
+
+def reviewed(
+    rng: np.random.Generator, y: np.ndarray, yhat: np.ndarray, n: int, plan: str
+) -> list[Stratum]:
+    """``n`` of the judged units reviewed per ``plan``: ``uniform`` (a simple random sample)
+    or ``by-code`` (:func:`by_code_strata`, as ``review plan --stratify code`` draws it)."""
+    if plan != "uniform":
+        return by_code_strata(rng, y, yhat, n)
+    pick = rng.choice(y.size, size=n, replace=False)
+    rest = np.setdiff1d(np.arange(y.size), pick)
+    return [Stratum(y[pick], yhat[pick], yhat[rest])]
 
 
 def rated(
@@ -112,21 +141,14 @@ def share_cell(
     spec: float,
     n: int,
     plan: str,
+    each: Callable[[list[Stratum]], None] | None = None,
 ) -> ShareCell:
-    """``reps`` populations of ``big_n`` judged units, ``n`` reviewed per ``plan``, each's share.
-
-    ``plan``: ``uniform`` (a simple random sample) or ``by-code`` (proportional over the
-    judge's two codes, at least 2 a stratum, as ``review plan --stratify code`` draws it).
-    """
+    """``reps`` populations of ``big_n`` judged units, ``n`` reviewed per ``plan``
+    (:func:`reviewed`), each's share; ``each`` is called on a replicate's strata not refused."""
     cell = ShareCell()
     for _ in range(reps):
         y, yhat = judged(rng, big_n, prevalence, sens, spec)
-        if plan == "uniform":
-            pick = rng.choice(big_n, size=n, replace=False)
-            rest = np.setdiff1d(np.arange(big_n), pick)
-            strata = [Stratum(y[pick], yhat[pick], yhat[rest])]
-        else:
-            strata = by_code_strata(rng, y, yhat, n)
+        strata = reviewed(rng, y, yhat, n, plan)
         try:
             est = share_estimates(strata)
         except StatisticsError:
@@ -139,4 +161,6 @@ def share_cell(
         cell.fin += lo <= y.mean() <= hi
         cell.widths.append(hi - lo)
         cell.ones.append(int(sum(s.yhat.sum() for s in strata)))
+        if each is not None:
+            each(strata)
     return cell

@@ -40,35 +40,9 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 
+from _simulate import judged, reviewed, share_cell  # noqa: E402
 from failcodes.errors import StatisticsError  # noqa: E402
 from failcodes.stats.ppi import Stratum, ppi_mean, share_estimates  # noqa: E402
-
-
-def population(
-    rng: np.random.Generator, size: int, prevalence: float, accuracy: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each unit's human code (the truth) and the judge's code (right with ``accuracy``)."""
-    y = (rng.random(size) < prevalence).astype(float)
-    right = rng.random(size) < accuracy
-    return y, np.where(right, y, 1.0 - y)
-
-
-def by_code_strata(
-    rng: np.random.Generator, y: np.ndarray, yhat: np.ndarray, n: int
-) -> list[Stratum]:
-    """Proportional allocation over the judge's two codes, at least 2 reviewed per stratum."""
-    strata = []
-    ones = int(yhat.sum())
-    n1 = min(max(2, round(n * ones / yhat.size)), ones) if ones else 0
-    for code, k in ((1.0, n1), (0.0, n - n1)):
-        where = np.flatnonzero(yhat == code)
-        if where.size == 0:
-            continue
-        k = min(k, where.size)
-        pick = rng.choice(where, size=k, replace=False)
-        rest = np.setdiff1d(where, pick)
-        strata.append(Stratum(y=y[pick], yhat=yhat[pick], yhat_unlabeled=yhat[rest]))
-    return strata
 
 
 def coverage_part(reps: int, seed: int) -> None:
@@ -86,49 +60,38 @@ def coverage_part(reps: int, seed: int) -> None:
                     rng = np.random.default_rng(
                         [seed, int(accuracy * 100), n, int(prevalence * 100), plan == "uniform"]
                     )
-                    hit = fin = refused = wald_hit = misses_low = misses_high = 0
-                    widths, wald_widths = [], []
-                    for _ in range(reps):
-                        y, yhat = population(rng, big_n, prevalence, accuracy)
-                        if plan == "uniform":
-                            pick = rng.choice(big_n, size=n, replace=False)
-                            rest = np.setdiff1d(np.arange(big_n), pick)
-                            strata = [
-                                Stratum(y=y[pick], yhat=yhat[pick], yhat_unlabeled=yhat[rest])
-                            ]
-                        else:
-                            strata = by_code_strata(rng, y, yhat, n)
-                        try:
-                            est = share_estimates(strata)
-                        except StatisticsError:
-                            refused += 1
-                            continue
-                        low, high = est.corrected.ci_low, est.corrected.ci_high
-                        hit += low <= prevalence <= high
-                        misses_low += high < prevalence
-                        misses_high += low > prevalence
-                        fin += low <= y.mean() <= high
-                        widths.append(high - low)
-                        if plan == "uniform":
-                            s = strata[0]
-                            with warnings.catch_warnings():
-                                warnings.simplefilter("ignore")
-                                w = ppi_mean(s.y, s.yhat, s.yhat_unlabeled)
-                            wald_hit += w.ci_low <= prevalence <= w.ci_high
-                            wald_widths.append(w.ci_high - w.ci_low)
+                    wald: list[tuple[bool, float]] = []
+
+                    def wald_of(
+                        strata: list[Stratum],
+                        out: list[tuple[bool, float]] = wald,
+                        p: float = prevalence,
+                    ) -> None:
+                        s = strata[0]
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            w = ppi_mean(s.y, s.yhat, s.yhat_unlabeled)
+                        out.append((w.ci_low <= p <= w.ci_high, w.ci_high - w.ci_low))
+
+                    c = share_cell(
+                        rng, reps, big_n, prevalence, accuracy, accuracy, n, plan,
+                        wald_of if plan == "uniform" else None,
+                    )  # fmt: skip
+                    hit, fin, refused = sum(c.hits), c.fin, c.refused
                     done = reps - refused
                     cover = hit / done if done else float("nan")
                     if done and cover < worst[0]:
                         worst = (cover, f"acc {accuracy} n {n} prev {prevalence} {plan}")
-                    wald = (
-                        f"{wald_hit / done:6.3f} {np.mean(wald_widths):7.3f}"
-                        if wald_widths
+                    shown = (
+                        f"{sum(h for h, _ in wald) / done:6.3f} "
+                        f"{np.mean([w for _, w in wald]):7.3f}"
+                        if wald
                         else f"{'':>6} {'':>7}"
                     )
                     print(
                         f"{accuracy:5.2f} {n:4d} {prevalence:5.2f} {plan:>8} | {cover:6.3f} "
-                        f"{fin / max(done, 1):6.3f} {np.mean(widths):6.3f} {refused:7d} | {wald} "
-                        f"| {misses_low:5d} {misses_high:5d}",
+                        f"{fin / max(done, 1):6.3f} {np.mean(c.widths):6.3f} {refused:7d} | "
+                        f"{shown} | {c.high_miss:5d} {c.low_miss:5d}",
                         flush=True,
                     )
     mc = 2 * np.sqrt(0.95 * 0.05 / reps)
@@ -154,7 +117,7 @@ def fisher_part(reps: int, seed: int) -> None:
                 hit = wald_hit = 0
                 bias = []
                 for r in range(reps):
-                    y, yhat = population(rng, total, prevalence, 0.9)
+                    y, yhat = judged(rng, total, prevalence, 0.9, 0.9)
                     weight = np.where(yhat == 1, w, 1.0)
                     pick = rng.choice(total, size=n, replace=False, p=weight / weight.sum())
                     rest = np.setdiff1d(np.arange(total), pick)
@@ -199,17 +162,11 @@ def bias_part(reps: int, seed: int) -> None:
                     post, ppi_pt, human, fewest = [], [], [], []
                     refused = outside = 0
                     for _ in range(reps):
-                        y, yhat = population(rng, big_n, prevalence, accuracy)
+                        y, yhat = judged(rng, big_n, prevalence, accuracy, accuracy)
+                        strata = reviewed(rng, y, yhat, n, plan)
                         if plan == "uniform":
-                            pick = rng.choice(big_n, size=n, replace=False)
-                            rest = np.setdiff1d(np.arange(big_n), pick)
-                            strata = [
-                                Stratum(y=y[pick], yhat=yhat[pick], yhat_unlabeled=yhat[rest])
-                            ]
-                            ones = int(yhat[pick].sum())
+                            ones = int(strata[0].yhat.sum())
                             fewest.append(min(ones, n - ones))
-                        else:
-                            strata = by_code_strata(rng, y, yhat, n)
                         try:
                             est = share_estimates(strata)
                         except StatisticsError:
