@@ -51,3 +51,39 @@ def test_a_third_rater_on_repeated_units_is_no_round(tmp_path: Path) -> None:
         agree.AgreeRequest(file=path).run()
     assert "told apart" not in str(caught.value)
     assert "--long RATER_COLUMN,RATING_COLUMN" in str(caught.value)
+
+
+_AB = pd.DataFrame({"unit": [1, 2, 3, 4, 5, 6], "r1": list("aabbab"), "r2": list("abbbaa")})
+_COUNTING = ["percent", "gwet_ac1", "brennan_prediger"]
+
+
+def test_the_category_set_is_said_from_python(tmp_path: Path) -> None:
+    """r1 a,a,b,b,a,b vs r2 a,b,b,b,a,a: p_o 4/6. On the 2 given (a, b): AC1 p_e
+    (0.5 x 0.5) x 2 / (q - 1) = 0.5, (2/3 - 0.5) / 0.5 = 1/3; Brennan-Prediger (2/3 - 1/2) /
+    (1/2) = 1/3. With c declared by the columns' categorical type (q 3): AC1 p_e 0.5 / 2 =
+    0.25, (2/3 - 0.25) / 0.75 = 5/9; Brennan-Prediger (2/3 - 1/3) / (2/3) = 1/2 (Gwet 2014,
+    by hand). agree said which set it counted on its first line; agreement_table's notes had no
+    word, and a frame of a Parquet file's categorical columns read 5/9 from Python where agree
+    on the file reads 1/3."""
+    res = failcodes.agreement_table(failcodes.ratings_from_frame(_AB), _COUNTING)
+    assert [r.value for r in res] == pytest.approx([2 / 3, 1 / 3, 1 / 3])
+    said = "category set: the 2 given (a, b); gwet_ac1, brennan_prediger count them"
+    assert any(n.startswith(said) for n in res.notes)
+    assert any("ratings_from_frame(frame, categories=[...]) gives the full" in n for n in res.notes)
+    table = failcodes.ratings_from_frame(_AB, categories=["a", "b", "c"])
+    res = failcodes.agreement_table(table, _COUNTING)
+    assert [r.value for r in res] == pytest.approx([2 / 3, 5 / 9, 1 / 2])
+    said = "category set: the 3 of categories=[...], 1 given by no rater (c): gwet_ac1, "
+    assert any(n.startswith(said) for n in res.notes)
+    typed = _AB.astype({r: pd.CategoricalDtype(["a", "b", "c"]) for r in ("r1", "r2")})
+    path = tmp_path / "typed.parquet"
+    typed.to_parquet(path)
+    res = failcodes.agreement_table(failcodes.ratings_from_frame(pd.read_parquet(path)), _COUNTING)
+    assert [r.value for r in res] == pytest.approx([2 / 3, 5 / 9, 1 / 2])
+    said = "category set: the 3 the rater columns' categorical type declares, 1 given by no "
+    assert any(n.startswith(said) and "categories=['a', 'b']" in n for n in res.notes)
+    rows = agree.AgreeRequest(file=path, stat=_COUNTING).run().rows
+    assert [r["value"] for r in rows] == pytest.approx([2 / 3, 1 / 3, 1 / 3])
+    assert "the column type declares 1 more never given (c)" in rows[0]["notes"][0]
+    res = failcodes.agreement_table(failcodes.ratings_from_frame(_AB), ["percent", "cohen"])
+    assert not any("category set" in n for n in res.notes)  # nothing counts the categories

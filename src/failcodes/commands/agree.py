@@ -96,10 +96,6 @@ def _unused_levels(values: list[float]) -> str:
     )
 
 
-#: Statistics whose chance agreement counts the categories, not only the ratings' margins.
-_COUNTS_CATEGORIES = ("gwet_ac1", "gwet_ac2", "brennan_prediger", "pabak")
-
-
 def _declared_unused(frame: Any, labels: list[str]) -> list[str]:
     """Categories a column's type declares (a Parquet/pandas categorical) that nobody gave."""
     import pandas as pd  # loaded already: the frame is pandas'
@@ -114,8 +110,8 @@ def _declared_unused(frame: Any, labels: list[str]) -> list[str]:
     return unused
 
 
-def _given_unused(table: Any, names: list[str], counted: list[str]) -> list[str]:
-    """--categories' categories no rater gave, which AC1 and the like count (a clause, if any).
+def _given_unused(table: Any, names: list[str]) -> None:
+    """Refuse --categories naming a category no rater gave written like a given one.
 
     A scale's unused category is counted on purpose (Gwet 2014: q is the scale's size), but
     one written like a given one in another case or spacing (``--categories a,b,A``) is a typo
@@ -137,12 +133,6 @@ def _given_unused(table: Any, names: list[str], counted: list[str]) -> list[str]
             f"{given[' '.join(twin.split()).casefold()]!r}, which they did: one category written "
             "two ways? (categories are read as written: write it once)"
         )
-    if not unused:
-        return []
-    return [
-        f"category set: the {len(names)} of --categories, {len(unused)} given by no rater "
-        f"({', '.join(unused[:8])}): {', '.join(counted)} count them"
-    ]
 
 
 def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given: bool) -> str:
@@ -154,17 +144,20 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
     unless --level/--weights say otherwise; a rater who skipped units leaves them with fewer
     ratings.
     """
+    from failcodes.stats.tables import (
+        COUNTS_CATEGORIES,
+        category_set_clauses,
+        ratings_clauses,
+        split_category_clause,
+        tick_box_clause,
+    )
+
     names = table.labels or [f"{v:g}" for v in table.categories]
-    clauses: list[str] = []
-    counted = [
-        r.statistic for r in results if r.statistic in _COUNTS_CATEGORIES and r.value is not None
-    ]
+    counted = any(r.statistic in COUNTS_CATEGORIES and r.value is not None for r in results)
+    if counted and given:
+        _given_unused(table, names)
+    clauses = category_set_clauses(table, results)
     if counted and not given:
-        shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
-        clauses.append(
-            f"category set: the {len(names)} given ({shown}); {', '.join(counted)} count "
-            "them (--categories gives the full list)"
-        )
         unused = _declared_unused(frame, names)
         if unused:
             clauses.append(
@@ -172,10 +165,6 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
                 f"({', '.join(unused[:8])}): not counted (--categories "
                 f"{','.join([*names, *unused])} counts them)"
             )
-    if counted and given:
-        clauses += _given_unused(table, names, counted)
-    from failcodes.stats.tables import ratings_clauses, split_category_clause, tick_box_clause
-
     clauses += ratings_clauses(table, results)
     split = split_category_clause(table)
     return (

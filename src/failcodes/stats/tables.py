@@ -97,6 +97,9 @@ class RatingsTable:
     #: What reading the frame assumed, in ``agree``'s first-line words (raters, unit ids, a
     #: column read as a rater that is the others' majority): set by :func:`ratings_from_frame`.
     notes: tuple[str, ...] = ()
+    #: Where ``categories`` came from: ``values`` (the ratings given), ``categories`` (given:
+    #: ``categories=``, ``--categories``) or ``dtype`` (the columns' categorical type).
+    categories_from: str = "values"
 
     def __repr__(self) -> str:
         """The table's size, raters and categories, then its notes (not the whole matrix).
@@ -281,6 +284,50 @@ def skewed_margin(table: RatingsTable, results: Sequence[AgreementResult]) -> li
         "few disagreements move such a coefficient far (the kappa paradox, Feinstein & "
         "Cicchetti 1990); "
         f"gwet_ac1 and pabak {'beside' if beside else '(--stat)'} do not"
+    ]
+
+
+#: Statistics whose chance agreement counts the categories, not only the ratings' margins.
+COUNTS_CATEGORIES = ("gwet_ac1", "gwet_ac2", "brennan_prediger", "pabak")
+
+
+def category_set_clauses(table: RatingsTable, results: Sequence[AgreementResult]) -> list[str]:
+    """For the first line: the category set AC1, Brennan-Prediger and PABAK counted (q).
+
+    Their chance agreement counts the categories (Brennan-Prediger's is 1/q): the ones given,
+    unless listed (``--categories``, ``categories=``) or declared by the columns' categorical
+    type, when one given by no rater counts too. From Python no word: a frame of a Parquet
+    file's categorical a/b/c columns, c never given, read AC1 0.556 where ``agree`` on the
+    file reads 0.333 (the 2 given) and says so.
+    """
+    counted = [
+        r.statistic for r in results if r.statistic in COUNTS_CATEGORIES and r.value is not None
+    ]
+    if not counted:
+        return []
+    names = table.labels or [f"{v:g}" for v in table.categories]
+    if table.categories_from == "values":
+        shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+        return [
+            f"category set: the {len(names)} given ({shown}); {', '.join(counted)} count "
+            "them (--categories gives the full list)"
+        ]
+    used = set(np.unique(table.values[~np.isnan(table.values)]).tolist())
+    unused = [n for n, c in zip(names, table.categories.tolist(), strict=True) if c not in used]
+    if not unused:
+        return []
+    if table.categories_from == "categories":
+        where, alone = "of --categories", ""
+    else:  # from Python alone: agree reads a file's categorical columns on the ones given
+        kept = [n for n in names if n not in unused]
+        where = "the rater columns' categorical type declares"
+        alone = (
+            f" (ratings_from_frame(frame, categories={kept!r}) counts the given ones alone, "
+            "as agree does on a file of such columns)"
+        )
+    return [
+        f"category set: the {len(names)} {where}, {len(unused)} given by no rater "
+        f"({', '.join(unused[:8])}): {', '.join(counted)} count them{alone}"
     ]
 
 
@@ -1267,11 +1314,14 @@ _NO_KEYWORD = (
     ),
 )
 
-#: agree's flags in :func:`ratings_clauses` as :func:`agreement_table`'s keywords (its notes).
+#: agree's flags in :func:`ratings_clauses` and :func:`category_set_clauses` as
+#: :func:`agreement_table`'s keywords (its notes).
 _NOTE_KEYWORDS = (
     (re.compile(r"--level (\w+)"), r"level='\1'"),
     (re.compile(r"--weights (\w+)"), r"weights='\1'"),
     (re.compile(r"\(--stat\)"), "(statistics=[...])"),
+    (re.compile(r"of --categories,"), "of categories=[...],"),
+    (re.compile(r"\(--categories gives"), "(ratings_from_frame(frame, categories=[...]) gives"),
 )
 
 
@@ -1435,8 +1485,10 @@ def _ratings(
     unit_col, rater_cols = choice.unit_column, choice.raters
     unordered = False  # a notebook's categorical dtype: its category set, and its order
     named = columns is None and categories is not None  # categories=[...] from Python
+    source_of = "values" if categories is None else "categories"
     if columns is None and categories is None:
         categories, unordered = _dtype_categories(frame, rater_cols)
+        source_of = "values" if categories is None else "dtype"
     if columns is None:
         # called on a frame of its own (the Python API), not by ratings_tables, which checks
         # the whole file before its groups ('Yes' beside 'yes', an Excel date); lines as
@@ -1494,6 +1546,7 @@ def _ratings(
         cats = np.array(given, dtype=np.float64)
     ordered = labels is None or (categories is not None and not unordered)
     table = RatingsTable(values, ids, rater_cols, cats, labels, ordered, *where, left_out=out)
+    table = dataclasses.replace(table, categories_from=source_of)
     if columns is not None:  # a part of agree's table: agree says the first line itself
         return table
     # the Python API: agree's first line on the table (a majority column read as a rater),
@@ -2386,7 +2439,7 @@ def agreement_table(
             confidence=confidence,
             clusters=clusters,
         )
-        clauses = ratings_clauses(table, results)
+        clauses = [*category_set_clauses(table, results), *ratings_clauses(table, results)]
         for flag, words in _NOTE_KEYWORDS:
             clauses = [flag.sub(words, c) for c in clauses]
         return Agreements(results, (*table.notes, *clauses))
