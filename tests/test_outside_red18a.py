@@ -11,29 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import run_cli, write_jsonl, write_text
-
-#: A retrieval pipeline B whose retriever found nothing for c2 (no passages, no retriever
-#: named); both claims refuted, both sentences correct (no error).
-_MIXED: list[dict[str, object]] = [
-    {
-        "system": "B",
-        "question_id": "q1",
-        "sentence_id": "s1",
-        "claim_id": "c1",
-        "claim": "c1",
-        "verdict": "refuted",
-        "passages": [{"passage_id": "p1", "rank": 1, "text": "t", "gold": True}],
-    },
-    {
-        "system": "B",
-        "question_id": "q1",
-        "sentence_id": "s2",
-        "claim_id": "c2",
-        "claim": "c2",
-        "verdict": "refuted",
-        "passages": [],
-    },
-]
+from tests.test_outside_red17a import _MIXED  # B: c2 with no passages, no retriever
 
 _MIXED_REFUSAL = (
     "failcodes: error: {}, field 'passages': system 'B': 1 of its 2 traces have neither passages "

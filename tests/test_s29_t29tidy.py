@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import run_cli, write_csv
+from tests.test_s29_t29tab import PART_SET
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -192,20 +193,7 @@ def test_table_8_9_captions_say_what_n_counts_at_each_level(
 
 
 #: A (r1) has claims for q1s1 and q1s2; F (r3) for q1s2 only. Labels: q1s1 error, q1s2 not.
-CLAIMLESS_SET = """
-[[datasets]]
-name = "d1"
-[[datasets.ingest]]
-adapter = "generic"
-paths = ["d1.csv"]
-passage_column = ["passage=wiki"]
-[[datasets.ingest]]
-adapter = "generic-labels"
-paths = ["l.jsonl"]
-[[datasets.pipelines]]
-system = "*"
-evidence = "retrieved"
-"""
+CLAIMLESS_SET = PART_SET  # d1.csv's traces, l.jsonl's labels
 
 
 def test_a_system_whose_disagreements_are_all_claimless_is_said_so(
