@@ -87,3 +87,35 @@ def test_the_category_set_is_said_from_python(tmp_path: Path) -> None:
     assert "the column type declares 1 more never given (c)" in rows[0]["notes"][0]
     res = failcodes.agreement_table(failcodes.ratings_from_frame(_AB), ["percent", "cohen"])
     assert not any("category set" in n for n in res.notes)  # nothing counts the categories
+
+
+def test_a_code_first_one_hot_grid_names_the_raters_columns_per_code(tmp_path: Path) -> None:
+    """a_r1, a_r2, b_r1, b_r2, c_r1, c_r2 (code first, rater last, 0/1): the refusal told
+    --raters a_r1,b_r1,c_r1 (if a, b, c are the raters), which compares r1's three codes with
+    each other (Fleiss -0.350, exit 0). Now it names code a's two raters' columns: --raters
+    a_r1,a_r2 reads r1 1,1,0,0,1,0 vs r2 1,1,1,0,1,1: percent 4/6, Cohen (2/3 - 1/2) / (1/2)
+    = 1/3 (p_e 0.5 x 5/6 + 0.5 x 1/6, by hand). The rater-first grid keeps its hint."""
+    sets = [("ab", "a"), ("a", "a"), ("b", "ab"), ("c", "c"), ("ac", "ac"), ("b", "a")]
+    code_first = pd.DataFrame(
+        {
+            f"{c}_{r}": [int(c in s[i]) for s in sets]
+            for c in "abc"
+            for i, r in enumerate(["r1", "r2"])
+        }
+    )
+    code_first.insert(0, "unit", range(1, 7))
+    path = tmp_path / "grid.csv"
+    code_first.to_csv(path, index=False)
+    with pytest.raises(InputError) as caught:
+        agree.AgreeRequest(file=path).run()
+    assert "--raters a_r1,a_r2 (if r1, r2 are the raters)" in str(caught.value)
+    rows = agree.AgreeRequest(file=path, raters="a_r1,a_r2", stat=["percent", "cohen"]).run().rows
+    assert [r["value"] for r in rows] == pytest.approx([2 / 3, 1 / 3])
+    with pytest.raises(InputError) as caught:
+        failcodes.ratings_from_frame(code_first)
+    assert "raters=['a_r1', 'a_r2'] (if r1, r2 are the raters)" in str(caught.value)
+    rater_first = code_first.rename(columns=lambda c: "_".join(c.split("_")[::-1]))
+    rater_first.to_csv(path, index=False)
+    with pytest.raises(InputError) as caught:
+        agree.AgreeRequest(file=path).run()
+    assert "--raters r1_a,r2_a (if r1, r2 are the raters)" in str(caught.value)

@@ -38,7 +38,6 @@ from failcodes.stats.summaries import (
     Summary,
     name_words,
     named_summaries,
-    rater_word,
     value_summaries,
 )
 from failcodes.stats.tableshape import (
@@ -65,6 +64,7 @@ from failcodes.stats.tableshape import (
     one_row_per_unit,
     one_way,
     present,
+    rater_named,
     refuse_rows_not_units,
     time_column,
     value_key,
@@ -818,7 +818,7 @@ def _row_numbered(frame: pd.DataFrame, col: str, others: Sequence[str]) -> str:
     a permutation of 1..n, the rows sorted by the first rater's).
     """
     values = present(frame[col])
-    if len(frame) < ROW_NUMBER_RUN or len(values) != len(frame) or _rater_named(col):
+    if len(frame) < ROW_NUMBER_RUN or len(values) != len(frame) or rater_named(col):
         return ""
     if not any(len(set(v)) < len(v) for v in (present(frame[o]) for o in others)):
         return ""
@@ -830,17 +830,6 @@ def _row_numbered(frame: pd.DataFrame, col: str, others: Sequence[str]) -> str:
     if start not in (0.0, 1.0) or numbers != [start + i for i in range(len(numbers))]:
         return ""
     return f"{start:g}..{numbers[-1]:g}"
-
-
-#: Words of a numbered rater column besides the rater words (``r1``...``r8``, ``reader3``).
-_NUMBERED_RATERS = frozenset({"r", "reader", "readers"})
-
-
-def _rater_named(column: str) -> bool:
-    """Whether a column's name holds a rater word (``rater3``, ``dr_smith``, ``r2``)."""
-    words = [w.rstrip("0123456789") for w in name_words(column)]
-    names = RATER_NAMES | _NUMBERED_RATERS
-    return rater_word(column) is not None or bool(names.intersection(words))
 
 
 def _unit_named(column: str) -> bool:
@@ -952,7 +941,7 @@ def choose_columns(
         # rater names too, unless the unit column is rater-named (`reader,r1,...,r8`)
         unnamed = unit_column is None and unit is not None and not id_named(unit)
         wide = len(named_out) >= max(6, 2 * len(frame))
-        panel = all(map(_rater_named, named_out)) and not (unit and _rater_named(unit))
+        panel = all(map(rater_named, named_out)) and not (unit and rater_named(unit))
         # every rater column named like a unit (`name,q1,...,q4` over five readers: Fleiss
         # -0.067 over the questions for the readers' 0.200); the readers' names set aside by
         # their values (two readers: no unit column found) are no rater column
@@ -2234,7 +2223,7 @@ def shape_line(choice: ColumnChoice, *, given: bool = False, sets: str | None = 
 
 def _unlike_the_raters(raters: Sequence[str]) -> list[str]:
     """The rater columns not named like raters where at least two others are ([] if none)."""
-    named = [r for r in raters if _rater_named(r)]
+    named = [r for r in raters if rater_named(r)]
     if len(named) < 2 or len(named) == len(raters):
         return []
     return [r for r in raters if r not in named]

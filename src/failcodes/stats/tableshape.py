@@ -26,7 +26,7 @@ import pandas as pd
 from failcodes.errors import InputError
 from failcodes.numbertext import whole_number_text
 from failcodes.spelling import TOTAL_WORDS, names_a_total, spelling_key
-from failcodes.stats.summaries import Summary, name_words
+from failcodes.stats.summaries import Summary, name_words, rater_word
 
 #: Column names taken as the unit id (compared lower-case, punctuation as ``_``); any name
 #: ending in ``_id`` counts too.
@@ -45,6 +45,17 @@ RATER_NAMES = frozenset(
     observers user rater_id coder_id annotator_id judge_id reviewer_id observer_id user_id
     """.split()  # noqa: SIM905
 )
+
+
+#: Words of a numbered rater column besides the rater words (``r1``...``r8``, ``reader3``).
+_NUMBERED_RATERS = frozenset({"r", "reader", "readers"})
+
+
+def rater_named(column: str) -> bool:
+    """Whether a column's name holds a rater word (``rater3``, ``dr_smith``, ``r2``)."""
+    words = [w.rstrip("0123456789") for w in name_words(column)]
+    names = RATER_NAMES | _NUMBERED_RATERS
+    return rater_word(column) is not None or bool(names.intersection(words))
 
 
 #: Column names of a model as the rater (an LLM judge): a wide table's column so named holding
@@ -405,13 +416,19 @@ def no_code_grid(frame: pd.DataFrame, columns: Sequence[str], source: str | Path
     )
     if any(ROLE_WORDS & set(name_words(part)) for part in (*heads, *tails)):
         return  # roles lettered alike (Dr A, Dr B, Nurse A, Nurse B): four people
-    first = [c for c, (_, t) in zip(columns, pairs, strict=True) if t == tails[0]]
+    # `a_r1, a_r2, b_r1, b_r2` (code first): the raters are the tails, named like raters;
+    # the hint named a_r1,b_r1,c_r1, which compares r1's codes with each other at exit 0
+    code_first = all(map(rater_named, tails)) and not any(map(rater_named, heads))
+    raters, codes = (tails, heads) if code_first else (heads, tails)
+    first = [
+        c for c, (h, t) in zip(columns, pairs, strict=True) if (h if code_first else t) == codes[0]
+    ]
     raise InputError(
         f"rater columns {', '.join(columns[:8])}{', ...' if len(columns) > 8 else ''} hold 0/1 "
         f"and name every pair of {', '.join(heads)} and {', '.join(tails)}: one column per "
         f"rater and code (one-hot)? Read as {len(columns)} raters, each column is compared "
         f"with every other code's; per code, name its raters' columns: --raters "
-        f"{','.join(first)} (if {', '.join(heads)} are the raters)",
+        f"{','.join(first)} (if {', '.join(raters)} are the raters)",
         path=source,
         line=1,
         field=columns[0],
