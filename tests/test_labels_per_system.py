@@ -327,8 +327,9 @@ def test_same_question_own_answers_do_not_cross() -> None:
     assert _counts(claim_level.results) == {"A": (1, 1, 0, 0, 0), "B": (1, 0, 1, 0, 0)}
     assert claim_level.assumptions() == (
         "Assumed: per-system labels (each label applies to its own system's traces; 2 "
-        "systems, each scored on its own labelled claims); claim level: a claim's own "
-        "label, else its sentence's"
+        "systems, each scored on its own labelled claims); claim level: no label names a "
+        "claim, so each claim takes its sentence's label (a sentence labelled an error makes "
+        "each of its claims one)"
     )
 
 

@@ -167,6 +167,24 @@ class ConfigError(FailcodesError):
     """A missing or invalid setting: API key, model name, option combination."""
 
 
+class UndeclaredSystemError(ConfigError):
+    """An evidence declaration names a system the input does not hold (``--evidence B=...``).
+
+    ``system`` the name declared, ``systems`` those the input holds, ``hint`` a near spelling
+    (or ''): a study names its ``[[datasets.pipelines]]`` entry from them, where the user
+    wrote no ``--evidence``.
+    """
+
+    def __init__(self, system: str, systems: Sequence[str], hint: str = "") -> None:
+        self.system = system
+        self.systems = list(systems)
+        self.hint = hint
+        have = ", ".join(self.systems) or "none"
+        super().__init__(
+            f"--evidence names system {system!r}, not in the input (systems: {have}){hint}"
+        )
+
+
 class ProviderError(FailcodesError):
     """A judge provider failed in a way retries could not fix."""
 

@@ -199,6 +199,11 @@ class DataShape(FrozenModel):
     without_claims: str | None = Field(
         default=None, description="The rule for labelled sentences without claims."
     )
+    claims_by_sentence: tuple[int, int] | None = Field(
+        default=None,
+        description="Claim level: (labelled claims that took their sentence's label, labelled "
+        "claims), when some did: every one of them with sentence labels alone.",
+    )
     question_zeros: tuple[tuple[str, str], ...] = Field(
         default=(),
         description="Question ids of the traces that differ only in leading zeros, case, "
@@ -226,6 +231,20 @@ def assumptions_line(shape: DataShape) -> str:
     return f"{line}; {zeros}" if zeros else line
 
 
+def _claim_rule(taken: tuple[int, int] | None) -> str:
+    """How the claims took their labels: their own, else their sentence's (counted)."""
+    rule = "claim level: a claim's own label, else its sentence's"
+    if taken is None:
+        return rule
+    by_sentence, labelled = taken
+    if by_sentence == labelled:  # sentence labels alone
+        return (
+            "claim level: no label names a claim, so each claim takes its sentence's label (a "
+            "sentence labelled an error makes each of its claims one)"
+        )
+    return f"{rule} ({by_sentence} of the {labelled} labelled claims took their sentence's)"
+
+
 def _assumptions(shape: DataShape) -> str:
     """:func:`assumptions_line` less the words on question ids."""
     n = shape.systems
@@ -241,7 +260,7 @@ def _assumptions(shape: DataShape) -> str:
             f"{shape.level})"
         )
     if shape.level != "sentence":
-        return head + "; claim level: a claim's own label, else its sentence's"
+        return head + "; " + _claim_rule(shape.claims_by_sentence)
     parts = [head]
     if shape.labels is LabelScope.SHARED:
         scope, given = shape.question_scope, shape.scope_given
@@ -336,4 +355,12 @@ def shape_of_rows(rows: Sequence[Mapping[str, Any]]) -> DataShape | None:
         question_scope=QuestionScope(scope) if scope else None,
         without_claims=str(first.get("without_claims_policy")) if level == "sentence" else None,
         question_zeros=tuple((str(a), str(b)) for a, b in first.get("question_zeros") or ()),
+        claims_by_sentence=_pair(first.get("claims_by_sentence")),
     )
+
+
+def _pair(value: object) -> tuple[int, int] | None:
+    """A metrics row's ``claims_by_sentence`` (two counts), else None (an older row)."""
+    if isinstance(value, list | tuple) and len(value) == 2 and all(type(v) is int for v in value):
+        return (int(value[0]), int(value[1]))
+    return None

@@ -309,6 +309,11 @@ class MetricResult(FrozenModel):
         "'1'): different questions here, each counted and a bootstrap cluster of its own "
         "(a row holds the field only when there are some).",
     )
+    claims_by_sentence: tuple[int, int] | None = Field(
+        default=None,
+        description="Claim level: (labelled claims that took their sentence's label, labelled "
+        "claims), summed over systems, when some did (a row holds the field only then).",
+    )
 
     def flat(self) -> dict[str, Any]:
         """Return one flat record: counts, each metric, ``<metric>_ci_low/_ci_high`` etc."""
@@ -333,6 +338,8 @@ class MetricResult(FrozenModel):
         row.update(self.model_dump(mode="json", include=_FLAT_TAIL))
         if self.question_zeros:  # (the report's run box says them: labelscope.shape_of_rows)
             row["question_zeros"] = [list(pair) for pair in self.question_zeros]
+        if self.claims_by_sentence:  # (as question_zeros: the run box's Data line says it)
+            row["claims_by_sentence"] = list(self.claims_by_sentence)
         return row
 
 
@@ -1104,14 +1111,33 @@ def row_label_flags(
     Rows given by their system, sentence and claim codes; per-system labels apply to their
     own system's rows only.
     """
+    return row_label_sources(sys_codes, systems, s_codes, sentences, c_codes, claims, index)[0]
+
+
+def row_label_sources(
+    sys_codes: npt.NDArray[np.integer[Any]],
+    systems: Sequence[str],
+    s_codes: npt.NDArray[np.integer[Any]],
+    sentences: Sequence[str],
+    c_codes: npt.NDArray[np.integer[Any]],
+    claims: Sequence[str],
+    index: LabelIndex,
+) -> tuple[npt.NDArray[np.int8], int]:
+    """:func:`row_label_flags`, and how many labelled rows took their sentence's label.
+
+    A claim no label names takes its sentence's: with sentence labels alone every claim of a
+    sentence labelled an error is an error (the first line says so: ``DataShape``).
+    """
     out = np.full(len(sys_codes), -1, dtype=np.int8)
+    by_sentence = 0
     for s, name in enumerate(systems) if index.per_system is not None else [(-1, "")]:
         mine = sys_codes == s if s >= 0 else slice(None)
         own = index.of(name) if s >= 0 else index
         claim = label_flags(claims, own.claim)[c_codes[mine]]
         sentence = label_flags(sentences, own.sentence)[s_codes[mine]]
         out[mine] = np.where(claim >= 0, claim, sentence)
-    return out
+        by_sentence += int(((claim < 0) & (sentence >= 0)).sum())
+    return out, by_sentence
 
 
 @dataclass(frozen=True)
@@ -1177,8 +1203,11 @@ class LabelledUnits:
             q_codes, questions = cols.small_codes("question_id")
             s_codes, sentences = cols.small_codes("sentence_id")
             c_codes, claims = cols.small_codes("claim_id")
-            label = row_label_flags(sys_codes, systems, s_codes, sentences, c_codes, claims, index)
+            label, by_sentence = row_label_sources(
+                sys_codes, systems, s_codes, sentences, c_codes, claims, index
+            )
             facts = ScopeFacts.of_level(index, level, len(systems)).with_zeros(questions)
+            facts = facts.by_sentence(by_sentence, int((label >= 0).sum()))
             return cls(cols, sys_codes, q_codes, questions, label, facts, policy)
         groups = sentence_groups(cols, index.labelled_units(cols))
         facts = ScopeFacts.of_groups(groups, index, level, policy, requested)
@@ -1448,12 +1477,20 @@ class ScopeFacts:
             return self
         return replace(self, shape=self.shape.model_copy(update={"question_zeros": pairs}))
 
+    def by_sentence(self, taken: int, labelled: int) -> ScopeFacts:
+        """These facts saying ``taken`` of the ``labelled`` claims took their sentence's label."""
+        if not taken:
+            return self
+        update = {"claims_by_sentence": (taken, labelled)}
+        return replace(self, shape=self.shape.model_copy(update=update))
+
     def fields(self, system: str) -> dict[str, Any]:
         """The facts a :class:`MetricResult` of ``system`` carries."""
         cov = self.coverage.get(system)
         shape = self.shape
         return {
             "question_zeros": shape.question_zeros,
+            "claims_by_sentence": shape.claims_by_sentence,
             "labels": shape.labels,
             "question_shape": shape.questions,
             "question_scope": shape.question_scope,

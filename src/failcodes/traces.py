@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from failcodes.contract import FrozenModel, first_repeat
-from failcodes.errors import ConfigError, InputError
+from failcodes.errors import InputError, UndeclaredSystemError
 from failcodes.numbertext import number_id
 from failcodes.verdicts import Verdict, per_system
 
@@ -268,7 +268,6 @@ def check_declared_systems(declared: Mapping[str, EvidenceSource], systems: Iter
     present = set(systems)
     for name in declared:
         if name != EVERY_SYSTEM and name not in present:
-            have = ", ".join(sorted(present)) or "none"
             # 'b' for 'B' (a study's [[datasets.pipelines]] system): names are compared exactly
             near = [s for s in sorted(present) if spelling_key(s) == spelling_key(name)]
             hint = (
@@ -276,9 +275,7 @@ def check_declared_systems(declared: Mapping[str, EvidenceSource], systems: Iter
                 if near
                 else ""
             )
-            raise ConfigError(
-                f"--evidence names system {name!r}, not in the input (systems: {have}){hint}"
-            )
+            raise UndeclaredSystemError(name, sorted(present), hint)
 
 
 #: The Parquet footer key of an ingest's :func:`tally_undeclared` counts (JSON, per system):

@@ -106,6 +106,25 @@ FREQ_NOTE = (
     "tables count them (a (claim, passage) unit once per retriever and data set, a trace once "
     "per system)"
 )
+
+
+def freq_note(pooled: Sequence[Sequence[str]] = ()) -> str:
+    """:data:`FREQ_NOTE`, naming the data sets Tables 8-9 pool as one (one set of sentences).
+
+    Data sets holding the same labels, a data set per system, are one column per retriever
+    (seed 001's Table 8): a unit is counted once over them, not once in each (split: Freq. 10
+    = Table 8's r1 n=10, where once per data set would read 4 + 8 = 12).
+    """
+    if not pooled:
+        return FREQ_NOTE
+    named = "; ".join(" + ".join(members) for members in pooled)
+    return FREQ_NOTE.replace(
+        "once per retriever and data set,",
+        f"once per retriever and data set, data sets {named} counted as one (they hold the "
+        "same labels, a data set per system: Tables 8-9 pool them),",
+    )
+
+
 NOT_ASSESSABLE_NOTE = (
     "not_assessable ({dims}): the coder could not assess this dimension from the unit (e.g. a "
     "passage without source metadata); it is neither high nor low quality, and the "
@@ -176,6 +195,11 @@ class ReportInputs(BaseModel):
         default_factory=set,
         description="Systems asserting every claim (no verifier: ``ingest --verdict``), named as "
         "the metrics rows name them: the note on systems never flagged says so of them",
+    )
+    pooled_datasets: list[list[str]] = Field(
+        default_factory=list,
+        description="Data sets Tables 8-9 pool as one set of sentences (the same labels, a data "
+        "set per system): the codebook's Freq. and Figure 1 count a unit once over each",
     )
     dropped: list[Dropped] = Field(
         default_factory=list,
@@ -556,7 +580,9 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
             sec.figures.append(
                 b.figure(
                     "attribution",
-                    figs.attribution_flow(inputs.attribution, inputs.error_codes),
+                    figs.attribution_flow(
+                        inputs.attribution, inputs.error_codes, inputs.pooled_datasets
+                    ),
                     f"Disagreements -> pipeline stage -> dominant subcodes{tag}"
                     f"{inputs.attribution_caption}"
                     f"{shared_note(inputs.attribution_shared, 'the figure counts')}",
@@ -829,7 +855,7 @@ def build_report(inputs: ReportInputs, out_dir: str | Path) -> Path:
         caption = f"Codebook. {CODE_AGREEMENT_MARK}" if marked else "Codebook"
         caption = _review_named(caption, inputs.agreement)
         if "Freq." in inputs.codebook_table:  # rows, not units (5 for 2 units shared 3 ways)
-            caption += f"{'' if marked else '.'} {FREQ_NOTE}"
+            caption += f"{'' if marked else '.'} {freq_note(inputs.pooled_datasets)}"
         judged = [c for c in ("Freq.", "Agreement") if c in inputs.codebook_table]
         if tag and judged:  # the judge's codes, as Tables 8-9 are tagged
             caption += f"; {' and '.join(judged)} from the judge's codes{tag}"

@@ -237,14 +237,26 @@ FLOW_CODES_UNIT = (
 )
 
 
+def flow_codes_unit(pooled: Sequence[Sequence[str]] = ()) -> str:
+    """:data:`FLOW_CODES_UNIT`, naming the data sets Tables 8-9 pool as one (``freq_note``)."""
+    if not pooled:
+        return FLOW_CODES_UNIT
+    named = "; ".join(" + ".join(members) for members in pooled)
+    return FLOW_CODES_UNIT.replace(
+        "data set,\n", f"data set\n(data sets {named} counted as one),\n"
+    )
+
+
 def attribution_flow(
-    stages: Mapping[str, int], error_codes: Mapping[str, Mapping[str, int]]
+    stages: Mapping[str, int],
+    error_codes: Mapping[str, Mapping[str, int]],
+    pooled: Sequence[Sequence[str]] = (),
 ) -> Figure:
     """Figure 1 as counts: disagreements per stage, then the dominant error subcodes.
 
     ``stages`` maps a stage (retrieval, verification, mixed, ...) to its number of
     disagreements; ``error_codes`` maps a codebook part to {low-quality subcode: count of coded
-    rows carrying it}.
+    rows carrying it}; ``pooled``: the data sets Tables 8-9 count as one (the x label says so).
     """
     fig = _figure(PAGE_WIDTH_IN * 0.85, 2.4)
     left_ax, right_ax = fig.subplots(1, 2, width_ratios=[1, 2])
@@ -268,7 +280,7 @@ def attribution_flow(
     right_ax.invert_yaxis()
     right_ax.set_title("frequent error subcodes")
     # its counts are Tables 8-9's rows, not disagreements (misreading 119 beside 120 of them)
-    right_ax.set_xlabel(FLOW_CODES_UNIT, fontsize=7)
+    right_ax.set_xlabel(flow_codes_unit(pooled), fontsize=7)
     if not values:  # no scale around nothing (it read -0.04 .. 0.04)
         right_ax.set_xticks([])
         right_ax.set_yticks([])

@@ -125,8 +125,8 @@ def _stage_table(frames: list[pd.DataFrame], stages: list[str]) -> pd.DataFrame:
 
 def _coded_groups(
     layout: StudyLayout, names: Sequence[str], traced: Mapping[str, Sequence[str]]
-) -> tuple[dict[str, str | None], list[str]]:
-    """Each data set's prefix in Tables 8-9's columns (None: none), and what was pooled.
+) -> tuple[dict[str, str | None], list[str], list[list[str]]]:
+    """Each data set's prefix in Tables 8-9's columns (None: none), what was pooled, and how.
 
     Seed 001's Table 8 has a column per retriever (Table 9 per verifier) over one set of
     labelled sentences. Data sets that hold the same labels (``data/<ds>.labels.jsonl`` byte
@@ -143,12 +143,14 @@ def _coded_groups(
         groups.setdefault(key, []).append(name)
     prefixes: dict[str, str | None] = {}
     pooled: list[str] = []
+    pools: list[list[str]] = []
     for members in groups.values():
         systems = [s for m in members for s in traced.get(m, ())]
         shared = len(members) > 1 and len(systems) == len(set(systems))
         for m in members:
             prefixes[m] = "+".join(members) if shared else m
         if shared:
+            pools.append(members)
             pooled.append(
                 f"data sets {', '.join(members)} hold the same labels (one set of sentences, "
                 "a data set per system): Tables 8-9 give a column per retriever and per "
@@ -156,7 +158,7 @@ def _coded_groups(
             )
     if len(set(prefixes.values())) == 1:  # one set of sentences in all: no prefix needed
         prefixes = dict.fromkeys(prefixes)
-    return prefixes, pooled
+    return prefixes, pooled, pools
 
 
 def _prefixed(frame: pd.DataFrame, column: str, dataset: str, many: bool) -> pd.DataFrame:
@@ -742,7 +744,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 f"Assumed: {shown} coded under {which} codebook {cb.name} v{cb.version} (no "
                 "judge annotations name one); pass --codebook if they were coded under another"
             )
-    prefixes, pooled = _coded_groups(layout, layout.datasets(), traced)
+    prefixes, pooled, pools = _coded_groups(layout, layout.datasets(), traced)
     # Table 8: each (retriever, unit) once within a data set, or the data sets pooled into
     # one column (a passage retrieved for several systems' claims counted once per system:
     # 3 systems x 8 questions read bm25 n=81 over 69 distinct units)
@@ -1037,6 +1039,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         passages_caption=cut,
         attribution_levels=levels,
         asserting=asserting,
+        pooled_datasets=pools,
         attribution_shared=shared,
         dropped=dropped,
         agreement=agreement,

@@ -444,6 +444,25 @@ def _value_at(raw: Any, loc: tuple[int | str, ...]) -> Any:
     return raw
 
 
+def pipeline_entry(
+    study: StudyFile, text: str, dataset: str, system: str
+) -> tuple[str, int | None]:
+    """The field and line of data set ``dataset``'s ``[[datasets.pipelines]]`` naming ``system``.
+
+    ``('datasets[0].pipelines[1].system', 26)``: a step refusing the system (its ingests do
+    not give it: an ingest removed, its pipeline entry left) names the study file's entry
+    (``--evidence`` was the study's words, not the user's). ``('', None)`` when none names it.
+    """
+    for i, ds in enumerate(study.datasets):
+        if ds.name != dataset:
+            continue
+        for j, pipe in enumerate(ds.pipelines):
+            if pipe.system == system:
+                loc: tuple[int | str, ...] = ("datasets", i, "pipelines", j, "system")
+                return _field(loc), _line_of(text, loc)
+    return "", None
+
+
 def parse_study(text: str, path: Path) -> StudyFile:
     """Validate the text of a study file; errors name the file, line and field."""
     try:

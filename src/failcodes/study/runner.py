@@ -22,12 +22,12 @@ from enum import StrEnum
 from pathlib import Path
 
 from failcodes.csvcells import raw_cells
-from failcodes.errors import FailcodesError, InputError, file_errors
+from failcodes.errors import FailcodesError, InputError, UndeclaredSystemError, file_errors
 from failcodes.fileio import notes_to
 from failcodes.judge.journal import PROMPT_KEYS, RunIdentityError
 from failcodes.redact import redact_text
 from failcodes.runlock import folder_lock
-from failcodes.study.config import check_input_paths, load_study
+from failcodes.study.config import StudyFile, check_input_paths, load_study, pipeline_entry
 from failcodes.study.layout import STUDY_FILE, StudyLayout
 from failcodes.study.state import changed_steps as changed_steps
 from failcodes.study.state import fingerprint as fingerprint
@@ -267,14 +267,14 @@ def run_study(
             step = current[0]
             # one line: the step's own error, then which step and where its output is
             raise StepFailedError(
-                f"{_in_study(exc, step)} (step {step.name!r} failed; its output: "
+                f"{_in_study(exc, step, config, layout)} (step {step.name!r} failed; its output: "
                 f"{log_path(layout, step)})",
                 step=step,
             ) from exc
     return results
 
 
-def _in_study(exc: FailcodesError, step: Step) -> str:
+def _in_study(exc: FailcodesError, step: Step, config: StudyFile, layout: StudyLayout) -> str:
     """A step's one-line error, with what to do in a study where the command's advice is no way.
 
     A judge run folder holding another run: the command says "use another output folder
@@ -283,6 +283,23 @@ def _in_study(exc: FailcodesError, step: Step) -> str:
     from ingests of which one names each label's system (ragchecker's, ``labels = true``)
     and one does not (clinicians' shared labels): the part files were named, no study way.
     """
+    if isinstance(exc, UndeclaredSystemError) and step.dataset is not None:
+        # B's ingest removed, its [[datasets.pipelines]] entry left: "--evidence names system
+        # 'B'" named no line of the study file, and the user wrote no --evidence
+        path = layout.root / STUDY_FILE
+        field, line = pipeline_entry(
+            config, path.read_text(encoding="utf-8"), step.dataset, exc.system
+        )
+        if field:
+            have = ", ".join(exc.systems) or "none"
+            return InputError(
+                f"[[datasets.pipelines]] names system {exc.system!r}, which no ingest of data "
+                f"set {step.dataset!r} gives (its traces' systems: {have}){exc.hint}: remove "
+                f"that entry, or ingest the traces of {exc.system!r}",
+                path=path,
+                line=line,
+                field=field,
+            ).one_line()
     if (
         isinstance(exc, InputError)
         and exc.field == "system"
