@@ -1407,6 +1407,22 @@ SWEEP3_CASES: list[Case] = [
         line="failcodes: error: {d}/l.csv: not UTF-8 text (invalid start byte at byte 0); it is "
         "UTF-16 (Excel's 'Unicode text'?): save it as 'CSV UTF-8'",
     ),
+    # UTF-32 (h34seal): its little-endian mark (FF FE 00 00) was said to be UTF-16, its
+    # big-endian one (00 00 FE FF) "'þ' in Windows-1252 (Latin-1)?" at line 1
+    Case(
+        "metrics/labels-utf32-le",
+        ("metrics", "--traces", "{d}/t.jsonl", "--labels", "{d}/l.csv"),
+        _write({"t.jsonl": GOOD_TRACES, "l.csv": LABELS.encode("utf-32")}),
+        line="failcodes: error: {d}/l.csv: not UTF-8 text (invalid start byte at byte 0); it is "
+        "UTF-32: save it as 'CSV UTF-8'",
+    ),
+    Case(
+        "ingest-generic/traces-utf32-be",
+        ("ingest", "generic", "{d}/t.jsonl", "-o", "{d}/out.jsonl"),
+        _write({"t.jsonl": b"\x00\x00\xfe\xff" + GOOD_TRACES.encode("utf-32-be")}),
+        line="failcodes: error: {d}/t.jsonl: not UTF-8 text (invalid start byte at byte 2); it is "
+        "UTF-32: save it as UTF-8",
+    ),
     # a Latin-1 byte in a CSV cell: the error named the byte offset alone, now its line and
     # column (the offset: the bytes before it, counted here)
     Case(

@@ -144,3 +144,50 @@ def test_a_seal_holds_on_a_byte_copy_and_not_on_a_marker_left_unsealed(
     data[at] = ord("0") if data[at] != ord("0") else ord("1")
     unsealed.write_bytes(bytes(data))
     assert not engine.is_validated(unsealed)
+
+
+def test_a_parquet_text_past_the_cell_bound_is_refused_as_a_csv_or_workbook_cell_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Parquet cell of 100 M characters (a 5 KB zstd file) was ingested at exit 0 (709 MB
+    peak) into a JSONL line of 100 MB that metrics then refused ("a line of over 64 MB");
+    a CSV or workbook cell past sheetio.MAX_CELL (64 M characters) is refused at ingest.
+    Here the bound is lowered to 1,000 characters (the same code path, a small file)."""
+    import pyarrow as pa
+
+    from failcodes import tableio
+
+    monkeypatch.setattr(tableio, "MAX_CELL", 1000)
+    rows = {
+        "system": ["A", "A"],
+        "question_id": ["q1", "q1"],
+        "sentence_id": ["s1", "s2"],
+        "claim_id": ["s1:c0", "s2:c0"],
+        "claim": ["claim 1", "x" * 1001],
+        "verdict": ["refuted", "supported"],
+    }
+    table = tmp_path / "t.parquet"
+    pq.write_table(pa.table(rows), table)
+    out = tmp_path / "out.jsonl"
+    code, _, err = run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)
+    assert (code, err) == (
+        2,
+        f"failcodes: error: {table}:2, field 'claim': a text of over 0 M characters (no trace "
+        "or label cell is that long)\n",
+    )
+    assert not out.exists()
+    # a text of 1,000 characters is read (the bound is on more than MAX_CELL),
+    # and a column mapped to claim is named as the file names it
+    rows["claim"][1] = "x" * 1000
+    pq.write_table(pa.table(rows), table)
+    code, _, err = run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)
+    assert code == 0, err
+    rows["text"] = rows.pop("claim")
+    rows["text"][0] = "y" * 1001
+    pq.write_table(pa.table(rows), table)
+    out.unlink()
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(out), "--map", "text=claim"], capsys
+    )
+    assert code == 2 and err.startswith(f"failcodes: error: {table}:1, field 'text': a text")
+    assert not out.exists()

@@ -174,8 +174,10 @@ def utf16_hint(path: Path) -> str:
     """``"; UTF-16 text ..."`` when ``path`` starts with a UTF-16 byte-order mark, else ``""``.
 
     Excel's "Unicode text" and some Windows tools save UTF-16; every failcodes reader wants
-    UTF-8. A gzip, Parquet or zip file (a workbook) under a text file's name is said as such
-    too (no line or field of it is named: its bytes have none).
+    UTF-8. UTF-32's marks (``FF FE 00 00`` begins as UTF-16's) are said as UTF-32: the first
+    was said to be UTF-16, the second as "'þ' in Windows-1252" at line 1. A gzip, Parquet or
+    zip file (a workbook) under a text file's name is said as such too (no line or field of
+    it is named: its bytes have none).
     """
     try:
         with path.open("rb") as fh:
@@ -186,13 +188,12 @@ def utf16_hint(path: Path) -> str:
         return "; it is a Parquet file: name it .parquet"
     if head == b"PK\x03\x04":
         return "; it is a zip archive (an Excel workbook? name it .xlsx)"
-    head = head[:2]
-    if head in (b"\xff\xfe", b"\xfe\xff"):
-        csv = path.suffix.lower() in (".csv", ".tsv")
-        return "; it is UTF-16 (Excel's 'Unicode text'?): save it as " + (
-            "'CSV UTF-8'" if csv else "UTF-8"
-        )
-    if head == b"\x1f\x8b":
+    utf8 = "'CSV UTF-8'" if path.suffix.lower() in (".csv", ".tsv") else "UTF-8"
+    if head in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"):  # (before UTF-16's: FF FE ...)
+        return f"; it is UTF-32: save it as {utf8}"
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return f"; it is UTF-16 (Excel's 'Unicode text'?): save it as {utf8}"
+    if head[:2] == b"\x1f\x8b":
         return "; it is gzip-compressed: decompress it (gunzip) and give the file it holds"
     return ""
 
