@@ -718,6 +718,15 @@ def bootstrap_t_arrays(
 #: paper-scale metrics run, issue 18).
 _WEIGHT_CELLS = 1 << 18
 
+#: Resamples a block draws at least, while it holds at most :data:`_MAX_WEIGHT_CELLS` cells.
+#: Each block makes :func:`_summed` of every cluster again (~40 bytes a count cell), so a
+#: block of a few resamples spends more there than in its product: at 100x paper scale
+#: (100,000 questions) :data:`_WEIGHT_CELLS` alone gave 2 resamples a block, 100 blocks a
+#: mapping for ``--bootstrap 200``, ~80% of the bootstrap's time in :func:`_summed` (the
+#: work growing with the square of the questions; issue 30).
+_MIN_BLOCK_RESAMPLES = 16
+_MAX_WEIGHT_CELLS = 1 << 22
+
 
 def _block_resamples(per_cluster: IntArray) -> int:
     """Resamples a block of :func:`shared_bootstrap_intervals` draws for ``per_cluster``."""
@@ -726,7 +735,9 @@ def _block_resamples(per_cluster: IntArray) -> int:
     # block, 512 MB of squares alone
     n_clusters = per_cluster.shape[0]
     groups = int(np.prod(per_cluster.shape[1:-1], dtype=np.int64)) if per_cluster.ndim > 2 else 1
-    return max(1, _WEIGHT_CELLS // max(1, n_clusters, 16 * groups))
+    cells = max(1, n_clusters, 16 * groups)  # a resample's
+    floor = min(_MIN_BLOCK_RESAMPLES, _MAX_WEIGHT_CELLS // cells)
+    return max(1, _WEIGHT_CELLS // cells, floor)
 
 
 def shared_bootstrap_intervals(
