@@ -884,7 +884,8 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
                 "human vs judge agreement: over them it is not the judge's agreement on the "
                 "units it codes"
             )
-        agreement_notes.extend(_unequal_rates(root, humans))
+        uneven = _unequal_rates(root, humans)
+        agreement_notes.extend(text for _, text in uneven)
         agreement_notes.extend(_unplanned(root, humans, judge_files, cb))
         # reviews made with the judge's codes shown were said under the corrected shares only,
         # where human vs judge agreement leans toward the judge first
@@ -906,6 +907,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             cb,
             versions.widened if versions is not None else {},
             {d.id for part in skews for d in cb.part(part).dimensions},
+            {d.id for part, _ in uneven for d in cb.part(part).dimensions},
         )
         if other:  # on the first line too: the anchoring the captions name is another judge's
             agreement_notes.append(other)
@@ -1905,15 +1907,16 @@ def _census(
     return True
 
 
-def _unequal_rates(root: Path, humans: Sequence[Annotation]) -> list[str]:
-    """One note per reviewed plan whose strata's units were reviewed at different rates.
+def _unequal_rates(root: Path, humans: Sequence[Annotation]) -> list[tuple[UnitKind, str]]:
+    """One note (with its part) per reviewed plan whose strata were reviewed at different rates.
 
     Human vs judge agreement counts every reviewed unit once; a plan that gives a small
     stratum its 2 units (or takes it whole) draws it at a higher rate than the others, and a
     review done in one stratum first reviews it at a higher rate, so those units weigh more
     there than among the units the judge codes (the corrected shares weight the strata; the
     agreement does not): 6 of 40 judge-high and 2 of 4 judge-low units read percent 7/8 where
-    the units' own rate is 42/44.
+    the units' own rate is 42/44. Each agreement row of the part says so too
+    (:data:`UNEVEN_WARNING`).
     """
     out = []
     for path in sorted(plans_dir(root).glob("*.json")):
@@ -1925,11 +1928,14 @@ def _unequal_rates(root: Path, humans: Sequence[Annotation]) -> list[str]:
         rates = [counts[s.key] / s.population for s in plan.strata if s.sampled]
         if counts and max(rates) > 1.5 * min(rates):
             out.append(
-                f"plan {plan.name!r}: its strata's units were reviewed at different rates "
-                f"({min(rates):.3g} to {max(rates):.3g} of each stratum; drawn so, or reviewed "
-                "unevenly): human vs judge agreement counts each reviewed unit once, so the "
-                "strata reviewed at higher rates weigh more than their share of the units (the "
-                "corrected shares weight them)"
+                (
+                    plan.part,
+                    f"plan {plan.name!r}: its strata's units were reviewed at different rates "
+                    f"({min(rates):.3g} to {max(rates):.3g} of each stratum; drawn so, or reviewed "
+                    "unevenly): human vs judge agreement counts each reviewed unit once, so the "
+                    "strata reviewed at higher rates weigh more than their share of the units (the "
+                    "corrected shares weight them)",
+                )
             )
     return out
 
@@ -1942,6 +1948,19 @@ SKEWED_AGREEMENT = (
     "reviewed, not on the units the judge codes"
 )
 SKEWED_WARNING = "reviews not a random part of the plan's drawn units (note)"
+#: In the warning of each agreement row of a part whose plan's strata were reviewed at
+#: different rates (:func:`_unequal_rates`): the row counts each reviewed unit once, so it is
+#: not the judge's agreement on the units it codes, and its interval is not one for that. A
+#: plan of 50 drawn from 2,000 units by 4 systems x the judge's code (at least 2 a stratum:
+#: the judge's 1s, on 6.7% of units, are 16% of those reviewed), a code on 2% of units, a
+#: judge of sensitivity 0.9 and specificity 0.95: percent agreement's interval, unwarned on
+#: its row, covered the units' 0.949 in 0.686 of 500 data sets (0.920 at prevalence 0.05;
+#: ``bench/bench_s34_stats.py --parts 2``); 6 of 40 judge-high and 2 of 4 judge-low units
+#: read percent 7/8 beside the units' 42/44.
+UNEVEN_WARNING = (
+    "strata reviewed at different rates, counted unweighted: the agreement on the units "
+    "reviewed, not on the units the judge codes (note)"
+)
 #: In the warning of each agreement row over reviews made with the judge's codes pre-selected
 #: (Label Studio predictions): 3 of 10 such reviews read percent 0.700 beside no word, the
 #: section's note apart.
@@ -2591,6 +2610,7 @@ def _review_agreement(
     cb: Codebook,
     widened: Mapping[tuple[str, object, str], tuple[str, ...]],
     skewed: AbstractSet[str] = frozenset(),
+    uneven: AbstractSet[str] = frozenset(),
 ) -> tuple[list[dict[str, Any]], dict[str, str], list[str], str, list[str]]:
     """Human review vs judge on the units the humans coded.
 
@@ -2607,8 +2627,10 @@ def _review_agreement(
     A row of a dimension in ``skewed`` (a part whose reviews are not a random part of a plan's
     drawn units, :func:`review_skew`) says so in its warning, and its codebook-table kappa is
     starred; so does a row over reviews made with the judge's codes pre-selected
-    (:data:`PRESET_WARNING`). Last, the reviewed units every judge left unscored (no valid
-    answer): they are in no human vs judge row, which is over the units the judge answered.
+    (:data:`PRESET_WARNING`), and a row of a dimension in ``uneven`` (a part whose plan's
+    strata were reviewed at different rates, :func:`_unequal_rates`; :data:`UNEVEN_WARNING`).
+    Last, the reviewed units every judge left unscored (no valid answer): they are in no human
+    vs judge row, which is over the units the judge answered.
     """
     # (coder, step) -> migrated reviews narrow there
     narrow = Counter((coder, step) for (_, _, coder), steps in widened.items() for step in steps)
@@ -2704,6 +2726,7 @@ def _review_agreement(
                     "incomplete"
                     if migrated
                     else "",
+                    UNEVEN_WARNING if r.dimension in uneven else "",
                     SKEWED_WARNING if r.dimension in skewed else "",
                     PRESET_WARNING.format(preset, sum(made[(c, kind)] for c in r.coders))
                     if preset
@@ -2724,7 +2747,8 @@ def _review_agreement(
                 # the agreement table's warning (few units, a zero-width or boundary interval)
                 # was left out of the codebook table: 0.50 [0.00, 1.00] from 4 units, unmarked
                 preset = sum(shown[(c, part_of.get(r.dimension or ""))] for c in r.coders)
-                text += " *" if v.warning or r.dimension in skewed or preset else ""
+                marked = r.dimension in skewed or r.dimension in uneven
+                text += " *" if v.warning or marked or preset else ""
             per_code.setdefault(r.code, []).append(text)
     single = {code: texts[0] for code, texts in per_code.items() if len(texts) == 1}
     other = other_judge_shown([*humans, *machine])
