@@ -83,7 +83,8 @@ def test_an_unplaced_reviewer_proposal_is_kept_with_its_round_and_said_once(
 
     from tests.saturation.satfixtures import make_pool
     from tests.saturation.test_cli import cli, setup_project
-    from tests.test_s29_t29human import _decide, _review
+    from tests.saturation.test_cli import decide as _decide
+    from tests.test_s29_t29human import _review
 
     pool = make_pool(12)
     coder, proposer = setup_project(tmp_path, {})
@@ -181,7 +182,9 @@ def test_a_rename_to_a_spelling_variant_of_a_code_needs_a_reason(tmp_path: Path)
     # refused naming the close code and the merge; a `note` saying why it is another pattern
     # lets it through (the same count, now said to be meant).
     from tests.saturation.test_cli import cli, setup_project
-    from tests.test_s29_t29human import PAEDIATRIC, _decide, _round
+    from tests.saturation.test_cli import decide as _decide
+    from tests.saturation.test_cli import scripted_round as _round
+    from tests.test_s29_t29human import PAEDIATRIC
 
     child = {**PAEDIATRIC, "name": "Child patients", "definition": "Kids, not grown-ups."}
     coder, proposer = setup_project(tmp_path, {"1": [PAEDIATRIC], "2": [child]})
