@@ -16,12 +16,8 @@ def test_a_block_of_the_bootstrap_draws_sixteen_resamples_at_100x_paper_scale(
     # makes _summed of every cluster again; on main a block drew 262,144 // 100,000 = 2
     # resamples, so --bootstrap 200 made each question's 80 floats 100 times a mapping
     # (~80% of the bootstrap's time, 10.5-12.5 CPU-s of the two mappings' bootstrap against
-    # 1.9-2.4 with blocks of 16).
-    assert metrics._block_resamples(np.zeros((100_000, 4, 4), dtype=np.int64)) == 16
-    # the same shape, small: 600 questions with weights of 1,200 cells a block (2 resamples,
-    # as at 100x), 32 resamples: 2 blocks of 16 (main: 16 blocks of 2)
-    monkeypatch.setattr(metrics, "_WEIGHT_CELLS", 1_200)
-    clusters = 600
+    # 1.9-2.4 with blocks of 16). Here 32 resamples: 2 blocks of 16 (main: 16 blocks of 2).
+    clusters = 100_000
     per_cluster = np.random.default_rng(3).integers(0, 3, size=(clusters, 4, 4))
     assert metrics._block_resamples(per_cluster) == 16
     made: list[int] = []

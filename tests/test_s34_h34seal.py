@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -151,17 +150,15 @@ def test_a_parquet_text_past_the_cell_bound_is_refused_as_a_csv_or_workbook_cell
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A Parquet cell of 100 M characters (a 5 KB zstd file) was ingested at exit 0 (709 MB
-    peak) into a JSONL line of 100 MB that metrics then refused ("a line of over 64 MB"),
-    and ``disagreements`` wrote it into a 100 MB line ``attribute`` refused; a CSV or workbook
-    cell past sheetio.MAX_CELL (64 M characters) is refused at once. Now parquetio's checking
-    pass (every Parquet reader's) refuses it. The bound is lowered to 1,000 characters here
-    (the same code path, a small file): the message says "0 M"."""
+    peak) into a JSONL line of 100 MB that metrics then refused ("a line of over 64 MB");
+    a CSV or workbook cell past sheetio.MAX_CELL (64 M characters) is refused at ingest.
+    Here the bound is lowered to 1,000 characters (the same code path, a small file)."""
     import pyarrow as pa
 
-    from failcodes import parquetio
+    from failcodes import tableio
 
-    monkeypatch.setattr(parquetio, "MAX_CELL", 1000, raising=False)  # (main: none)
-    rows: dict[str, Any] = {
+    monkeypatch.setattr(tableio, "MAX_CELL", 1000)
+    rows = {
         "system": ["A", "A"],
         "question_id": ["q1", "q1"],
         "sentence_id": ["s1", "s2"],
@@ -169,60 +166,28 @@ def test_a_parquet_text_past_the_cell_bound_is_refused_as_a_csv_or_workbook_cell
         "claim": ["claim 1", "x" * 1001],
         "verdict": ["refuted", "supported"],
     }
-    table, labels = tmp_path / "t.parquet", tmp_path / "l.jsonl"
-    labels.write_text(
-        '{"sentence_id": "s1", "has_error": true}\n{"sentence_id": "s2", "has_error": true}\n',
-        encoding="utf-8",
-    )
+    table = tmp_path / "t.parquet"
     pq.write_table(pa.table(rows), table)
-    why = "a text of over 0 M characters (no trace or label cell is that long)\n"
     out = tmp_path / "out.jsonl"
-    for args in (
-        ["ingest", "generic", str(table), "-o", str(out)],
-        ["metrics", "--traces", str(table), "--labels", str(labels)],
-        ["disagreements", "--traces", str(table), "--labels", str(labels), "-o", str(out)],
-    ):
-        code, _, err = run_cli(args, capsys)
-        assert (code, err) == (2, f"failcodes: error: {table}:2, field 'claim': {why}"), args
-        assert not out.exists()
-    # a text of 1,000 characters is read (the bound is on more than MAX_CELL)
+    code, _, err = run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)
+    assert (code, err) == (
+        2,
+        f"failcodes: error: {table}:2, field 'claim': a text of over 0 M characters (no trace "
+        "or label cell is that long)\n",
+    )
+    assert not out.exists()
+    # a text of 1,000 characters is read (the bound is on more than MAX_CELL),
+    # and a column mapped to claim is named as the file names it
     rows["claim"][1] = "x" * 1000
     pq.write_table(pa.table(rows), table)
     code, _, err = run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)
     assert code == 0, err
+    rows["text"] = rows.pop("claim")
+    rows["text"][0] = "y" * 1001
+    pq.write_table(pa.table(rows), table)
     out.unlink()
-    # inside a list of objects (row 2's second passage), and through a dictionary (row 1)
-    passage = {"passage_id": "p", "rank": 1, "text": "short"}
-    rows["passages"] = [[passage], [passage, {**passage, "rank": 2, "text": "y" * 1001}]]
-    pq.write_table(pa.table(rows), table)
-    code, _, err = run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)
-    assert (code, err) == (2, f"failcodes: error: {table}:2, field 'passages': {why}")
-    rows["passages"] = [[passage], [passage]]
-    rows["claim"] = pa.array(["z" * 1001, "claim 2"]).dictionary_encode()
-    pq.write_table(pa.table(rows), table)
-    code, _, err = run_cli(["ingest", "generic", str(table), "-o", str(out)], capsys)
-    assert (code, err) == (2, f"failcodes: error: {table}:1, field 'claim': {why}")
+    code, _, err = run_cli(
+        ["ingest", "generic", str(table), "-o", str(out), "--map", "text=claim"], capsys
+    )
+    assert code == 2 and err.startswith(f"failcodes: error: {table}:1, field 'text': a text")
     assert not out.exists()
-
-
-def test_the_long_text_is_found_through_dictionaries_lists_and_objects(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import pyarrow as pa
-
-    from failcodes import parquetio
-
-    monkeypatch.setattr(parquetio, "MAX_CELL", 3)
-    assert parquetio._long_text(pa.array(["abc", None, "abcd"])) == 2
-    assert parquetio._long_text(pa.array(["abc", "ééé"])) is None  # characters, not bytes
-    # indices 1, 0, 2: the long value (dictionary entry 2) is at index 2; an unused one at
-    # entry 3 is never named by a row
-    words = pa.array(["ab", "abc", "abcd", "abcdef"])
-    assert parquetio._long_text(pa.DictionaryArray.from_arrays([1, 0, 2], words)) == 2
-    assert parquetio._long_text(pa.DictionaryArray.from_arrays([1, 0], words)) is None
-    # a list sliced (offsets not from 0): row 1 of the slice holds the long text
-    lists = pa.array([["abcd"], ["a"], ["b", "abcde"]]).slice(1)
-    assert parquetio._long_text(lists) == 1
-    objects = pa.array([{"t": "a", "u": 1}, {"t": "abcd", "u": 2}])
-    assert parquetio._long_text(objects) == 1
-    assert parquetio._long_text(pa.array([1, 2])) is None

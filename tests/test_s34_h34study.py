@@ -233,3 +233,49 @@ def test_a_pipeline_entry_naming_a_system_no_ingest_gives_is_named_in_the_study_
     assert f"{root / 'failcodes.toml'}:{line - 5}, field 'datasets[0].pipelines[1].system'" in err
     assert "(its traces' systems: A): remove that entry" in err
     assert "(step 'ingest d (1)' failed" in err
+
+
+def test_a_system_no_label_applies_to_is_said_unscored_not_agreeing(tmp_path: Path) -> None:
+    """Labels with a system column naming A alone (per-system labels): B has none, so nothing
+    of it is scored. The report said "B: labels cover 0 of 6 sentences; precision, recall and
+    F1 hold for the labelled subset only ...", "no disagreement for B ... (0 disagreements)"
+    (read as B agreeing with every label) and "labels cover part of the units of B".
+
+    By hand: errors q1s1, q2s1 (A's labels); A refutes q1s1, q2s2: TP 1, FP 1, FN 1, TN 3,
+    2 disagreements; B: n 0 (6 sentences unlabelled).
+    """
+    import failcodes
+
+    root = tmp_path / "somelab"
+    root.mkdir()
+    for system, retriever in (("A", "r1"), ("B", "r2")):
+        (root / f"{system}.jsonl").write_text(_rows(system, retriever))
+    (root / "labels.jsonl").write_text(
+        "".join(
+            json.dumps({"system": "A", **json.loads(line)}) + "\n"
+            for line in _labels().splitlines()
+        )
+    )
+    body = '[[datasets]]\nname = "d"\n\n' + _ingest("A.jsonl", "A") + _ingest("B.jsonl", "B")
+    body += _ingest("labels.jsonl", adapter="generic-labels")
+    body += '[[datasets.pipelines]]\nsystem = "*"\nevidence = "retrieved"\n\n'
+    failcodes.run_study(_study(root, "somelab", body), say=None)
+    tables = root / "report" / "tables"
+    prf = (tables / "prf_sentence.md").read_text()
+    assert "| A | refuted | 50.0 | 50.0 | 50.0 | 1 | 1 | 1 | 3 |" in prf
+    assert "| B | refuted | – | – | – | 0 | 0 | 0 | 0 |" in prf
+    assert "| A | 2 | 2 |" in (tables / "attribution.md").read_text()
+    page = (root / "report" / "index.html").read_text().replace("&#39;", "'")
+    assert (
+        "B: no label applies to it (0 of its 6 sentences labelled): it has no precision, recall "
+        "or F1, and no disagreement"
+    ) in page
+    assert "labels cover 0 of" not in page
+    assert (
+        "d: no disagreement for B: nothing of it was judged, so the attribution summary has no "
+        "row of it (0 disagreements); no label applies to B: nothing of it was scored"
+    ) in page
+    assert (
+        "(labels cover none of the units of B, and P/R/F1 only the labelled ones)"
+        in (tables / "verdicts.md").read_text().splitlines()[0]
+    )

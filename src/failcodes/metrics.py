@@ -116,7 +116,15 @@ SUBSET_RULE = (
 
 
 def subset_note(system: str, level: str, labelled: int, unlabelled: int) -> str:
-    """One line: labels cover ``labelled`` of the system's units; the metrics are the subset's."""
+    """One line: labels cover ``labelled`` of the system's units; the metrics are the subset's.
+
+    None of them (labels of other systems alone): no subset to hold for, and no metric.
+    """
+    if not labelled:
+        return (
+            f"{system}: no label applies to it (0 of its {unlabelled} {level}s labelled): it "
+            "has no precision, recall or F1, and no disagreement"
+        )
     return f"{system}: labels cover {labelled} of {labelled + unlabelled} {level}s; {SUBSET_RULE}"
 
 

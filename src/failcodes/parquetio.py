@@ -25,7 +25,6 @@ from typing import Any
 
 from failcodes.errors import InputError, mb
 from failcodes.fileio import check_regular_file, kind_hint
-from failcodes.sheetio import MAX_CELL
 
 #: Limits read from the file's metadata before anything is decoded.
 MAX_ROWS = 50_000_000
@@ -291,70 +290,13 @@ def _size(pf: Any, budget: int, rows: int = CHECK_ROWS) -> int:
     its dictionary (ArrowNotImplementedError: the whole file was read again plainly, in
     batches of 256 rows; bench_engine's foreign Parquet, 12 row groups, 1.6-1.9 -> 1.0 CPU-s).
     """
-    total = before = 0
+    total = 0
     for group in range(pf.metadata.num_row_groups):
         for batch in pf.iter_batches(batch_size=rows, row_groups=[group], use_threads=False):
             total += sum(decoded_size(column) for column in batch.columns)
             if total > budget:
                 return total
-            for name, column in zip(batch.schema.names, batch.columns, strict=True):
-                at = _long_text(column) if column.nbytes > MAX_CELL else None
-                if at is not None:
-                    raise _LongTextError(name, before + at + 1)
-            before += batch.num_rows
     return total
-
-
-class _LongTextError(Exception):
-    """A text past :data:`MAX_CELL` characters: its column and row (from 1)."""
-
-    def __init__(self, column: str, row: int) -> None:
-        super().__init__(column)
-        self.column, self.row = column, row
-
-
-def _long_text(array: Any) -> int | None:
-    """The first index of ``array`` holding a text past :data:`MAX_CELL` characters, or None.
-
-    In a list or object too (its index is the row's); a dictionary's values are looked up
-    through its indices. Only a column whose batch holds over MAX_CELL bytes is looked at.
-    """
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    kind = array.type
-    if pa.types.is_dictionary(kind):
-        long = _long_positions(array.dictionary)
-        if long is None:
-            return None
-        hit = pc.is_in(array.indices, value_set=long)
-        found = pc.index(hit, True).as_py()
-        return None if found < 0 else int(found)
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
-        inner = _long_text(array.flatten())
-        if inner is None:
-            return None
-        offsets = array.offsets.to_numpy(zero_copy_only=False) - array.offsets[0].as_py()
-        return int(np.searchsorted(offsets, inner, side="right")) - 1
-    if pa.types.is_struct(kind):
-        found_at = [i for f in array.flatten() if (i := _long_text(f)) is not None]
-        return min(found_at, default=None)
-    long = _long_positions(array)
-    return None if long is None or not len(long) else int(long[0].as_py())
-
-
-def _long_positions(array: Any) -> Any:
-    """The positions of ``array``'s texts past :data:`MAX_CELL` characters (None: no text)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    kind = array.type
-    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
-        return None
-    long = pc.greater(pc.utf8_length(array), MAX_CELL)
-    positions = pc.indices_nonzero(pc.fill_null(long, False))
-    return positions if len(positions) else None
 
 
 def check_decoded(path: Path, pf: Any) -> None:
@@ -371,21 +313,12 @@ def check_decoded(path: Path, pf: Any) -> None:
         buffer_size=1 << 20,
     )
     try:
-        try:
-            total = _size(counted, budget)
-        except pa.ArrowNotImplementedError:
-            # a nested column whose pages change dictionary within a row group (the writer
-            # fell back to plain pages): read plainly, in small batches (plain pages decode to
-            # their own size)
-            total = _size(pf, budget, rows=CHECK_ROWS // 16)
-    except _LongTextError as exc:
-        # as a CSV or workbook cell: a text no JSONL line the tool writes could hold
-        raise InputError(
-            f"a text of over {MAX_CELL >> 20} M characters (no trace or label cell is that long)",
-            path=path,
-            line=exc.row,
-            field=exc.column,
-        ) from None
+        total = _size(counted, budget)
+    except pa.ArrowNotImplementedError:
+        # a nested column whose pages change dictionary within a row group (the writer fell
+        # back to plain pages): read plainly, in small batches (plain pages decode to their
+        # own size)
+        total = _size(pf, budget, rows=CHECK_ROWS // 16)
     if total > budget:
         raise _too_large(
             path,

@@ -587,13 +587,39 @@ def checked_parquet_rows(
         for batch in pf.iter_batches(
             batch_size=_PARQUET_ROWS, columns=[n for n, _ in kept], use_threads=False
         ):
+            # the batch's columns that may hold a text past MAX_CELL (only those are looked at)
+            wide = [
+                f.name
+                for f, c in zip(batch.schema, batch.columns, strict=True)
+                if c.nbytes > MAX_CELL
+            ]
             for rec in batch.to_pylist():
                 line += 1
                 for name in narrow.keys() & rec.keys():
                     rec[name] = narrow_float(rec[name], narrow[name])
+                for name in wide:
+                    if _longest_text(rec[name]) > MAX_CELL:
+                        raise InputError(
+                            f"a text of over {MAX_CELL >> 20} M characters (no trace or label "
+                            "cell is that long)",
+                            path=path,
+                            line=line,
+                            field=dict(kept)[name],
+                        )
                 yield line, {new: rec[name] for name, new in kept}
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"not a readable Parquet file ({exc})", path=path) from None
+
+
+def _longest_text(value: Any) -> int:
+    """The length of the longest text in ``value`` (a cell's text, or its lists' and objects')."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return max(map(_longest_text, value), default=0)
+    return 0
 
 
 def table_rows(

@@ -573,6 +573,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
     metrics: list[dict[str, Any]] = []
     assumed: list[tuple[str, str]] = []  # the run box: what each metrics file assumed
     metric_levels: dict[str, set[str]] = {}  # data set -> the levels its metrics counted
+    no_label: dict[str, set[str]] = {}  # data set -> its systems no label applies to
     for path in metric_files:
         rows = _records(read_json(path), path, ("system",))
         shape = shape_of_rows(rows)
@@ -586,6 +587,10 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
         if rows:  # an older file's numbers came with no word of their assumptions
             assumed.append((f"Data ({path.stem})" if many else "Data", said))
         metric_levels[path.stem] = {str(row.get("level")) for row in rows}
+        # systems no label applies to (per-system labels of others): none of theirs is scored
+        no_label[path.stem] = {
+            str(r["system"]) for r in rows if not r.get("n") and r.get("n_unlabelled")
+        }
         for row in rows:
             if many:
                 row = {**row, "system": f"{path.stem}/{row['system']}"}
@@ -1070,7 +1075,7 @@ def load_run_dir(run_dir: str | Path, *, codebook: Codebook | None = None) -> Re
             "codebook": codebook_notes,
             "agreement": agreement_notes,
             "comparisons": comparison_notes,
-            "metrics": _no_disagreement_notes(layout, traced, with_rows),
+            "metrics": _no_disagreement_notes(layout, traced, with_rows, no_label),
             "attribution": _uncoded_notes(coded_systems, with_rows, claimless, evidence)
             + (closed if pp_all is None else []),
             # a system partly closed-book: said of Table 8's columns, none without a Table 8
@@ -1329,13 +1334,18 @@ def _disagreement_texts(path: Path, items: AbstractSet[str]) -> dict[str, object
 
 
 def _no_disagreement_notes(
-    layout: StudyLayout, traced: dict[str, list[str]], with_rows: dict[str, set[str]]
+    layout: StudyLayout,
+    traced: dict[str, list[str]],
+    with_rows: dict[str, set[str]],
+    no_label: Mapping[str, set[str]] | None = None,
 ) -> list[str]:
     """Say which data sets and systems had no disagreement, so nothing of them was coded.
 
     Without it a data set whose disagreements file is empty had no attribution summary and no
     Tables 8-9 with no word (as if the judge had not been run), and a system with none was
-    simply absent from the summary, its "all" row summing the others.
+    simply absent from the summary, its "all" row summing the others. A system no label
+    applies to (``no_label``: labels of other systems alone) has none because nothing of it
+    is scored, which "0 disagreements" alone read as agreeing with every label.
     """
     notes = []
     for dataset, systems in sorted(traced.items()):
@@ -1354,10 +1364,17 @@ def _no_disagreement_notes(
             continue
         none = [s for s in systems if s not in with_rows[dataset]]
         if none and "" not in with_rows[dataset]:  # "": a table without systems
+            unscored = sorted(set(none) & (no_label or {}).get(dataset, set()))
+            why = (
+                f"; no label applies to {', '.join(unscored)}: nothing of "
+                f"{'it' if len(unscored) == 1 else 'them'} was scored"
+                if unscored
+                else ""
+            )
             notes.append(
                 f"{dataset}: no disagreement for {', '.join(none)}: nothing of "
                 f"{'it' if len(none) == 1 else 'them'} was judged, so the attribution summary "
-                f"has no row of {'it' if len(none) == 1 else 'them'} (0 disagreements)"
+                f"has no row of {'it' if len(none) == 1 else 'them'} (0 disagreements){why}"
             )
     return notes
 

@@ -323,12 +323,18 @@ def unlabelled_claims_note(metrics: Iterable[dict[str, object]]) -> str:
     claims refuted (75%) beside P/R/F1 over the 2 labelled ones (1 refuted, 1 supported),
     unsaid.
     """
-    systems = sorted({str(m.get("system")) for m in metrics if _count(m.get("n_unlabelled"))})
-    if not systems:
+    rows = [m for m in metrics if _count(m.get("n_unlabelled"))]
+    if not rows:
         return ""
+    part = sorted({str(m.get("system")) for m in rows if _count(m.get("n"))})
+    none = sorted({str(m.get("system")) for m in rows} - set(part))
+    covered = " and ".join(
+        [f"part of the units of {', '.join(part)}"] * bool(part)
+        + [f"none of the units of {', '.join(none)}"] * bool(none)
+    )
     return (
-        f"; over every claim of the traces, labelled or not (labels cover part of the units of "
-        f"{', '.join(systems)}, and P/R/F1 only the labelled ones)"
+        f"; over every claim of the traces, labelled or not (labels cover {covered}, and P/R/F1 "
+        "only the labelled ones)"
     )
 
 
