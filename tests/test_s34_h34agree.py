@@ -119,3 +119,35 @@ def test_a_code_first_one_hot_grid_names_the_raters_columns_per_code(tmp_path: P
     with pytest.raises(InputError) as caught:
         agree.AgreeRequest(file=path).run()
     assert "--raters r1_a,r2_a (if r1, r2 are the raters)" in str(caught.value)
+
+
+def test_an_adjudication_of_two_raters_is_said_beside_them(tmp_path: Path) -> None:
+    """alice, bob and key (their adjudication: alice and bob's rating where they agree, one
+    of theirs where not) on 30 units: key read as a third rater, Fleiss 0.663 for alice and
+    bob's 0.495 (statsmodels fleiss_kappa, aggregate_raters), with no word (the shared level
+    p < 0.0033 needs more units: 0.8^20 = 0.0115). Now the first line asks, as for four
+    columns: never departing where they agree (p < 0.05) and siding with one of them where
+    they differ. Said, not left out: the values stay."""
+    alice = "caaaacbbababbbaaccbabbbbbbbbcc"
+    bob = "ccbaacabcaababaaccaabbcbccbbcc"
+    key = "ccaaacabcaabbbaaccbabbbbcbbbcc"
+    frame = pd.DataFrame({"unit": range(1, 31), "alice": list(alice), "bob": list(bob)})
+    frame["key"] = list(key)
+    path = tmp_path / "adjudicated.csv"
+    frame.to_csv(path, index=False)
+    result = agree.AgreeRequest(file=path, stat=["fleiss"]).run()
+    assert result.rows[0]["value"] == pytest.approx(0.6631736526946105)
+    said = "key equals the row-wise majority of the other columns on 20 of 20 rows"
+    assert said in result.notes[0]
+    assert (
+        "a consensus of alice and bob? read here as a rater (--raters alice,bob"
+        in (result.notes[0])
+    )
+    rows = agree.AgreeRequest(file=path, raters="alice,bob", stat=["fleiss"]).run().rows
+    assert rows[0]["value"] == pytest.approx(0.4945240101095197)
+    table = failcodes.ratings_from_frame(frame)
+    assert any("a consensus of alice and bob?" in n for n in table.notes)
+    # a third rater who once gives neither's rating where they differ (unit 2: 'b' for a/c)
+    frame.loc[1, "key"] = "b"
+    frame.to_csv(path, index=False)
+    assert "a consensus" not in agree.AgreeRequest(file=path, stat=["fleiss"]).run().notes[0]
