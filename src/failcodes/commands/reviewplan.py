@@ -296,6 +296,9 @@ class ReviewStatusResult(FrozenModel):
     thin: tuple[str, ...] = ()
     #: drawn units not reviewed whose reviews are all unscored (skipped, not assessable)
     no_code: int = 0
+    #: why the plan no longer fits its coded table (re-judged or re-coded since the draw),
+    #: with the redraw: the report shows its part uncorrected, using none of these reviews
+    stale_plan: str | None = None
 
     def lines(self) -> list[str]:
         """The status line as the CLI prints it."""
@@ -315,6 +318,8 @@ class ReviewStatusResult(FrozenModel):
             + (f"; {self.foreign} of them no unit of the plan's data" if self.foreign else "")
             + ")"
         )
+        if self.stale_plan:  # '10/10 reviewed' where the report used none of them, unsaid
+            line += f"; {self.stale_plan}"
         if self.thin:
             line += (
                 "; strata with fewer than 2 reviewed (the report gives no corrected share for "
@@ -392,7 +397,8 @@ class ReviewStatusRequest(Request):
             done = sum(u in codes for u in drawn.get(stratum.key, ()))
             if done < 2 and done < stratum.population:
                 thin.append(f"{stratum.key} {done}/{stratum.sampled}")
-        skew = _skew(self.plan_path, plan, set(codes)) if in_study else None
+        stale_plan = _stale_plan(self.plan_path, plan) if in_study else None
+        skew = _skew(self.plan_path, plan, set(codes)) if in_study and not stale_plan else None
         if skew is not None:
             note(f"failcodes: warning: {skew}")
         picked = hand_picked(folder.parent.parent, self.plan_path, plan) if in_study else None
@@ -409,6 +415,7 @@ class ReviewStatusRequest(Request):
             unmatched=sum(a.unit_kind is not plan.part for a in anns),
             stale=stale,
             target=target,
+            stale_plan=stale_plan,
             skew=skew,
             picked=picked,
             proposals=sum(1 for found in found_in.values() for a in found if a.proposal),
@@ -441,6 +448,26 @@ def _usable(root: Path, files: dict[str, list[Any]], part: UnitKind) -> tuple[li
     books = lineage(root / f"{cb.name}.yaml", cb, StudyLayout.of(root))
     versions = bring_reviews(files, cb, books)
     return versions.reviews, versions.stale, f"{cb.name} v{cb.version}"
+
+
+def _stale_plan(plan_path: Path, plan: Any) -> str | None:
+    """Why the plan no longer fits its coded table, with the redraw (None when it does).
+
+    A plan whose coded table was re-judged after the draw read '10/10 reviewed' at exit 0,
+    where the report shows its part uncorrected and uses none of the reviews.
+    """
+    from failcodes.reviewplan import plan_source, redraw_command, stale_reason
+
+    root = plan_path.parent.parent.parent  # STUDY/review/plans
+    source = plan_source(plan, root, plan_path)
+    if not source.is_file():
+        return None
+    why = stale_reason(plan, file_sha256(source))
+    if why is None:
+        return None
+    return f"{why} (the report uses none of these reviews); redraw it with: " + redraw_command(
+        plan, str(root)
+    )
 
 
 def _skew(plan_path: Path, plan: Any, reviewed: set[str]) -> str | None:
