@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from failcodes.annotations import CoderKind
+from failcodes.units import UnitKind
 from tests.cli_helpers import run_cli
 from tests.review_helpers import drawn_plan, judge_annotations
 from tests.test_review_plan import coded_table
@@ -53,3 +54,44 @@ def test_review_status_says_a_plan_rejudged_after_the_draw_is_stale(
         f"these reviews); redraw it with: failcodes review plan {root} -p retrieval -n 10 "
         "--seed 0 --dataset ds --name p\n"
     )
+
+
+def test_whole_float_ids_read_as_label_studio_ids() -> None:
+    """t28ls's export (user 3 and user 4 disagree on task 101; user 3 annotated task 102 twice
+    at one time stamp, annotation 4 with codes B after annotation 3 with codes A) with its ids
+    written as whole floats, as an export passed through a data frame writes them (3.0,
+    "4.0"). main read 3.0 as no annotator: 'unknown-annotator-1' beside alice's annotation
+    '4.0', user 3's two reviews of task 102 two coders, 4 annotations from 4 coders, and a
+    problem saying 'no completed_by'. By hand, as t28ls's string ids: 3 annotations, alice A and
+    bob B on unit 0, alice B (the higher id, one time on both) on unit 1."""
+    from failcodes.labelstudio.results import annotations_from_export
+    from tests.labelstudio_helpers import retrieval_unit, toy_codebook
+    from tests.test_s28_t28ls import _string_id_export
+
+    tasks = _string_id_export()
+    for task in tasks:
+        task["id"], task["project"] = float(task["id"]), f"{task['project']}.0"
+        for ann in task["annotations"]:  # user 3 a float, user 4 a string; ids alternate
+            ann["completed_by"] = (
+                float(ann["completed_by"]) if ann["completed_by"] == "3" else "4.0"
+            )
+            ann["id"] = float(ann["id"]) if ann["id"] in ("3", "4") else f"{ann['id']}.00"
+    res = annotations_from_export(
+        tasks,
+        toy_codebook(),
+        UnitKind.RETRIEVAL,
+        users={3: "alice@x.org", 4: "bob@x.org"},
+        project=7,
+    )
+    got = sorted((a.unit_id, a.coder, a.codes["entity"]) for a in res.annotations)
+    u0, u1 = retrieval_unit(0).id, retrieval_unit(1).id
+    assert got == sorted(
+        [
+            (u0, "alice@x.org", "exact_entity"),
+            (u0, "bob@x.org", "partial_entity"),
+            (u1, "alice@x.org", "partial_entity"),
+        ]
+    )
+    [twice] = res.problems
+    assert twice.task_id == 102
+    assert "kept the one with the higher annotation id (one time on both)" in twice.message

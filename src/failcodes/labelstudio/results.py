@@ -79,12 +79,19 @@ def _id(value: Any) -> int | None:
 
     A converted or hand-edited export writes ids as strings ("3"): they were read as no id,
     each annotation a coder of its own ('the annotator is not in the export'), one person's
-    two reviews of a unit two reviewers, and ``--user 3=NAME`` refused as naming no id.
+    two reviews of a unit two reviewers, and ``--user 3=NAME`` refused as naming no id. So
+    were ids written as whole floats (``3.0``, ``"3.0"``: an export passed through a data
+    frame, whose id column held a gap): alice's two reviews of a unit were alice's and
+    'unknown-annotator-1''s, two coders, said as an annotation with no completed_by.
     """
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+    if isinstance(value, float) and value.is_integer():
         return int(value)
+    if isinstance(value, str) and value.strip().isascii():
+        whole, dot, zeros = value.strip().partition(".")
+        if whole.isdigit() and (not dot or zeros.strip("0") == ""):
+            return int(whole)
     return None
 
 
