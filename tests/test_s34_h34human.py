@@ -95,3 +95,46 @@ def test_whole_float_ids_read_as_label_studio_ids() -> None:
     [twice] = res.problems
     assert twice.task_id == 102
     assert "kept the one with the higher annotation id (one time on both)" in twice.message
+
+
+def test_a_gap_leaves_a_review_out_of_the_all_high_rate_whatever_its_other_codes() -> None:
+    """40 units, all drawn; the judge: exact_entity on u00-u19 (all high), partial_entity on
+    u20-u39; the reviewer agrees on every code but her tool left scope empty on 10 units, 5 of
+    each kind (u00-u04, u20-u24). main left out of the all-high rate only the 5 gaps whose
+    other codes were high (cannot be told) and kept the 5 whose entity_match was low
+    (decided: not all high): the gaps took out all-high units only, human share 15/35 = 42.9%
+    [Clopper-Pearson 26.3, 60.6] for the 20/40 = 50% the reviewer's codes say. Now every review
+    with a gap is out: 15 all high of the 30 complete reviews, 50.0%, Clopper-Pearson
+    Beta(15, 16) at 2.5% and Beta(16, 15) at 97.5% (scipy.stats.beta)."""
+    from scipy.stats import beta as beta_dist
+
+    from failcodes import codebook as codebooks
+    from failcodes.report.corrected import corrected_rows
+    from failcodes.reviewplan import human_codes
+    from tests.test_review_plan import human, plan_of
+
+    part = codebooks.bundled().part(UnitKind.RETRIEVAL)
+    entity = {f"u{i:02d}": "exact_entity" if i < 20 else "partial_entity" for i in range(40)}
+    table = coded_table(entity, dict.fromkeys(entity, "bm25"))
+    plan = plan_of(table, size=40)
+    gaps = {f"u{i:02d}" for i in (*range(5), *range(20, 25))}
+    reviews = []
+    for uid in sorted(plan.estimation_ids()):
+        ann = human(uid, entity[uid])
+        if uid in gaps:
+            ann = ann.model_copy(
+                update={"codes": {k: v for k, v in ann.codes.items() if k != "scope"}}
+            )
+        reviews.append(ann)
+    rows = corrected_rows(table, plan, human_codes(reviews, UnitKind.RETRIEVAL), part)
+    summary = next(r for r in rows if r["code"] == "all_high_quality")
+    assert (summary["reviewed"], summary["uncoded"]) == (30, 10)
+    est = summary["estimates"]
+    assert est is not None
+    assert est.human.estimate == pytest.approx(15 / 30)
+    assert est.human.ci_low == pytest.approx(beta_dist.ppf(0.025, 15, 16))
+    assert est.human.ci_high == pytest.approx(beta_dist.ppf(0.975, 16, 15))
+    # entity_match had no gap: all 40 reviewed, exact_entity 20/40
+    exact = next(r for r in rows if r["code"] == "exact_entity")
+    assert exact["reviewed"] == 40
+    assert exact["estimates"].human.estimate == pytest.approx(0.5)
