@@ -7087,6 +7087,45 @@ T32READ_CASES: list[Case] = [
         "number where it can: question_id=007 and =7 are one): write the column into each file, "
         "as text)",
     ),
+    Case(
+        # every row names its system (A, B): --system A went unused, B's traces written beside
+        # A's, exit 0, as if it chose A (h34red)
+        "ingest-generic/system-among-the-rows-systems",
+        ("ingest", "generic", "{d}/t.csv", "-o", "{d}/o.jsonl", "--system", "A"),
+        _write(
+            {
+                "t.csv": "system,question_id,sentence_id,claim,verdict\n"
+                "A,q1,s1,c,supported\nB,q1,s1,c,refuted\n"
+            }
+        ),
+        line="failcodes: error: --system 'A' names the system of rows that give none, but every "
+        "row names its own (A, B), so it chose none of them: give --option systems=A to read the "
+        "rows of 'A' alone, or drop --system to keep every system's",
+    ),
+    Case(
+        # an answer's label repeated on each sentence row: a wrong answer's right sentences
+        # became errors (TP 1, FP 1, FN 4, TN 1 for the answers' TP 1, FP 1, FN 1; h34red)
+        "ingest-generic-labels/answer-label-on-each-sentence",
+        (
+            "ingest",
+            "generic-labels",
+            "{d}/l.csv",
+            "-o",
+            "{d}/o.jsonl",
+            "--label-rule",
+            "answer_has_error = yes -> error",
+        ),
+        _write(
+            {"l.csv": "question_id,sentence_id,answer_has_error\nq1,s1,yes\nq1,s2,yes\nq2,s3,no\n"}
+        ),
+        line="failcodes: error: {d}/l.csv:2, field 'answer_has_error': column "
+        "'answer_has_error' is named as the answer's, and each question's sentences have one "
+        "label (1 question(s) of several sentences, none split; question 'q1': all 2 sentences "
+        "an error): the answer's label on each sentence row? read per sentence, the right "
+        "sentences of a wrong answer count as errors (sentence metrics need each sentence's own "
+        "label); if the clinicians labelled each sentence, --option label_level=sentence reads "
+        "them as the sentences' own",
+    ),
 ]
 
 CASES = (

@@ -38,7 +38,7 @@ def test_registry_lists_all_adapters() -> None:
     [
         ("atomic", "none"),
         ("covidfact", "none"),
-        ("generic-labels", "sentence_ids, rows, consensus, ties, duplicates"),
+        ("generic-labels", "sentence_ids, rows, consensus, ties, duplicates, label_level"),
         ("healthver", "none"),
         ("medexpert", "annotator"),
         ("medscore", "ids, verdict_from, verifier"),

@@ -62,5 +62,11 @@ class Label(FrozenModel):
                     " (labels keyed by the sentence's text? give each the traces' sentence_id: "
                     "join the table to them on the text first)"
                 )
+            elif self.question_id is not None:  # a table of answers' labels: no way named
+                message += (
+                    " (labels of whole answers, one per question? metrics score sentences "
+                    "(or claims): each label needs the id of the sentence it judges; an "
+                    "answer's label is no label of each of its sentences)"
+                )
             raise ValueError(message)
         return self

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from failcodes.errors import ConfigError, InputError, clip
-from failcodes.idzeros import DATED_PART, date_variants, single_spaced, without_leading_zeros
+from failcodes.idzeros import DATED_PART, date_variants, without_leading_zeros
 from failcodes.labelcols import (
     TOTAL_ID_FIELDS,
     LabelColumns,
@@ -958,15 +958,21 @@ def _fold(text: str) -> str:
     ids. A whole number written as a float (``1.0``, a CSV of a pandas column widened by a
     missing cell) is the ``1`` of another system's file. Spacing inside an id too: ``q1 s2``
     labelled, ``q1  s2`` traced (a text-made id, a sheet's double space), read as a sentence
-    without claims beside an unlabelled one (recall 1/2 for 2/2, exit 0).
+    without claims beside an unlabelled one (recall 1/2 for 2/2, exit 0); and a space where
+    the other has none (``q1: s2`` labelled, ``q1:s2`` traced: TP 0, FN 2 for TP 1, FN 1,
+    exit 0).
     """
     folded = text.lower() if text.isascii() else lookalike(text).casefold()
-    folded = single_spaced(folded)  # 'q1  s2' or a line break inside, as 'q1 s2'
+    folded = "".join(folded.split()) if _ANY_SPACE.search(folded) else folded  # 'q1: s2'
     return without_leading_zeros(folded.partition(".")[0] if _FLOAT_ID.fullmatch(text) else folded)
 
 
 #: How an id written with other spacing differs (a one-line message shows runs as one).
 _SPACING = "spacing (two spaces in a row, a tab or a line break where the other has one space)"
+#: How an id written with a space where the other has none differs.
+_GAP = "spacing (a space where the other has none)"
+#: Spacing of any kind inside an id.
+_ANY_SPACE = re.compile(r"\s")
 
 
 def _how_written(name: str, theirs: str) -> str:
@@ -977,6 +983,8 @@ def _how_written(name: str, theirs: str) -> str:
         return "with other leading zeros"
     if name.split() == theirs.split():
         return f"with other {_SPACING}"
+    if "".join(name.split()) == "".join(theirs.split()):
+        return f"with other {_GAP}"
     if unicodedata.normalize("NFC", name) == unicodedata.normalize("NFC", theirs):
         nfd = unicodedata.is_normalized("NFD", name)
         here = "NFD" if nfd else "NFC" if unicodedata.is_normalized("NFC", name) else "mixed"
@@ -1088,7 +1096,16 @@ def _mismatch_as_shared(
             zeros = without_leading_zeros(sid) == without_leading_zeros(sids[pos] or "")
             odd = first_unseen_difference(sids[pos] or "", sid)
             spaced = sid.split() == (sids[pos] or "").split()
-            how = "leading zeros" if zeros else _SPACING if spaced else "case, Unicode form"
+            gap = "".join(sid.split()) == "".join((sids[pos] or "").split())
+            how = (
+                "leading zeros"
+                if zeros
+                else _SPACING
+                if spaced
+                else _GAP
+                if gap
+                else "case, Unicode form"
+            )
             return pos, (
                 f"no trace has sentence_id {sids[pos]!r}, but one has {sid!r} (ids are "
                 f"compared exactly: {how if odd is None else f'{how}: {odd}'}"

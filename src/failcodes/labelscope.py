@@ -231,7 +231,7 @@ def assumptions_line(shape: DataShape) -> str:
     return f"{line}; {zeros}" if zeros else line
 
 
-def _claim_rule(taken: tuple[int, int] | None) -> str:
+def claim_rule(taken: tuple[int, int] | None) -> str:
     """How the claims took their labels: their own, else their sentence's (counted)."""
     rule = "claim level: a claim's own label, else its sentence's"
     if taken is None:
@@ -260,7 +260,7 @@ def _assumptions(shape: DataShape) -> str:
             f"{shape.level})"
         )
     if shape.level != "sentence":
-        return head + "; " + _claim_rule(shape.claims_by_sentence)
+        return head + "; " + claim_rule(shape.claims_by_sentence)
     parts = [head]
     if shape.labels is LabelScope.SHARED:
         scope, given = shape.question_scope, shape.scope_given

@@ -396,15 +396,28 @@ class MetricsReport(FrozenModel):
         if self.shape is None:
             return None
         line, unit = assumptions_line(self.shape), self.level.value
-        counted = [r for r in self.results if r.n]
-        if self.bootstrap is not None and counted and all(r.n_questions == r.n for r in counted):
-            line += (
-                f"; each question holds one {unit}: the bootstrap resamples {unit}s as "
-                f"independent (if {unit}s share an answer, give its id as question_id)"
-            )
+        alone = self.units_alone()
+        if alone is not None:
+            line += f"; {alone}"
         rows = [r for r in self.results if r.mapping == self.results[0].mapping]
         unnamed = unlabelled_systems({r.system: (r.n, r.n + r.n_unlabelled) for r in rows}, unit)
         return line + (f"; {unnamed}" if unnamed else "")
+
+    def units_alone(self) -> str | None:
+        """With intervals, where every question holds one unit: that they were resampled alone.
+
+        (The cluster bootstrap then resamples the units as independent; sentences of one
+        answer are not, and their intervals may not cover. Rows printed as CSV or JSON carry
+        no field for it: ``n_questions`` equal to ``n`` is all they show.)
+        """
+        unit = self.level.value
+        counted = [r for r in self.results if r.n]
+        if self.bootstrap is None or not counted or any(r.n_questions != r.n for r in counted):
+            return None
+        return (
+            f"each question holds one {unit}: the bootstrap resamples {unit}s as "
+            f"independent (if {unit}s share an answer, give its id as question_id)"
+        )
 
     def notes(self) -> list[str]:
         """The lines under the table: unlabelled units, undefined metrics, no claims, CI warnings.

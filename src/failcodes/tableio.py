@@ -419,11 +419,12 @@ def map_hint(convert: str | None) -> str:
     return f"a foreign file: convert it with failcodes ingest {convert} --map FOREIGN=ours"
 
 
-#: The way through for a wide labels table (a column per sentence or per clinician).
+#: The way through for a wide labels table (a column per sentence, clinician or system).
 WIDE_LABELS = (
-    "a wide labels table (a column per sentence, or per clinician)? one row per label: "
-    "pandas' df.melt(id_vars=ID_COLUMNS, var_name='sentence_id' (or 'annotator', then "
-    "--option consensus=majority), value_name='has_error'); or read one column: --map "
+    "a wide labels table (a column per sentence, per clinician or per system)? one row per "
+    "label: pandas' df.melt(id_vars=ID_COLUMNS, var_name='sentence_id' (or 'annotator', then "
+    "--option consensus=majority; or 'system', the columns named by their systems first, "
+    "then each label is its system's), value_name='has_error'); or read one column: --map "
     "COLUMN=has_error, the others --map OTHER="
 )
 #: The column pandas' ``to_parquet`` writes a row index to (unless ``index=False``).

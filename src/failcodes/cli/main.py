@@ -182,13 +182,16 @@ def _reflow_help(group: typer.Typer) -> None:
             _reflow_help(sub.typer_instance)
 
 
-def _repeated_option(command: object, args: list[str]) -> str | None:
+def _repeated_option(
+    command: object, args: list[str], notes: list[str] | None = None
+) -> str | None:
     """An option that takes one value given twice with two values, if any (one line).
 
     The parser keeps the last value of an option that takes one:
     ``metrics --labels a.jsonl --labels b.jsonl`` read b's labels alone, a's sentences left out;
     two ``--label-rule`` options labelled by the second rule alone. The same value twice is
-    harmless.
+    harmless; for a file it is said in ``notes`` (``--labels a.jsonl --labels a.jsonl`` read a
+    once, silently: a second file meant, the first typed again?).
     """
     path: list[str] = []
     rest = list(args)
@@ -225,6 +228,9 @@ def _repeated_option(command: object, args: list[str]) -> str | None:
             given.setdefault(single[name], []).append(value)
         i += 1
     for name, values in given.items():
+        if name in paths and len(values) > 1 and len(set(values)) == 1 and notes is not None:
+            times = "twice" if len(values) == 2 else f"{len(values)} times"
+            notes.append(f"note: {name}: {values[0]} is given {times}; read once")
         if len(set(values)) > 1:
             shown = ", ".join(repr(v) for v in values)
             join = {
@@ -268,10 +274,13 @@ def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
         # not standalone: a bad option value is one line too (typer draws a usage box)
         with one_line_errors(), raw_cells(False):  # --raw-csv holds for this command only
             command = typer.main.get_command(app)
-            repeated = _repeated_option(command, args)
+            twice: list[str] = []
+            repeated = _repeated_option(command, args, twice)
             if repeated is not None:
                 say_error(repeated)
                 sys.exit(2)
+            for line in twice:
+                typer.echo(line, err=True)
             # prog_name: messages and usage say `failcodes rtv`, run as `python -m failcodes`
             # too (click took argv[0]: '__main__.py rtv: Invalid value ...', 'pytest rtv')
             code = command(args=args, prog_name="failcodes", standalone_mode=False)

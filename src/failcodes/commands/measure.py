@@ -75,6 +75,8 @@ class MetricsResult:
     vanished: str | None = None
     #: At claim level, sentences labelled an error no claim label carries (labels).
     hidden: str | None = None
+    #: At claim level, how claims without their own label took their sentence's.
+    inherited: str | None = None
 
     @property
     def assumed(self) -> str | None:
@@ -113,7 +115,10 @@ class MetricsResult:
 
     def aside(self) -> list[str]:
         """What rows printed as JSON or CSV hold no field for (the CLI's stderr lines)."""
-        return [line for line in (self.vanished, self.hidden, self.read, self.dropped) if line]
+        alone = self.report.units_alone() if self.report is not None else None
+        alone = f"Assumed: {alone}" if alone else None
+        said = (self.vanished, self.inherited, alone, self.hidden, self.read, self.dropped)
+        return [line for line in said if line]
 
     def said(self) -> list[str]:
         """What ``failcodes run`` says on stderr too: what a default assumed of the data.
@@ -230,6 +235,7 @@ class MetricsRequest(Request):
             read=verdicts_read(columns.truths),
             vanished=_vanished(self.traces, [d.system for d in report.distributions]),
             hidden=no_claim_carries_clause(len(hidden), hidden[0][1]) if hidden else None,
+            inherited=_inherited(report) if level is Level.CLAIM else None,
         )
         if fmt is not None:
             if fmt == "json":
@@ -275,6 +281,21 @@ class MetricsRequest(Request):
             return None
         atomic_write_text(self.out, text)
         return f"wrote {what} -> {self.out}"
+
+
+def _inherited(report: Any) -> str | None:
+    """The claim-level clause of the first line, for rows printed as CSV or JSON (or None).
+
+    The table's first line says how the claims took their labels; rows printed to stdout
+    said it in no word (4 sentence labels read as 7 claim labels, a right claim of a wrong
+    sentence counted a miss: FN 1; the rows' ``claims_by_sentence`` counts alone). Said where
+    some claim took its sentence's label.
+    """
+    from failcodes.labelscope import claim_rule
+
+    shape = getattr(report, "shape", None)
+    taken = None if shape is None else shape.claims_by_sentence
+    return None if taken is None else f"Assumed: {claim_rule(taken)}"
 
 
 def _dropped(traces: list[Path], what: str) -> str | None:

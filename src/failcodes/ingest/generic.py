@@ -18,6 +18,7 @@ from failcodes.consensus import Rule, Ties, combine
 from failcodes.errors import ConfigError, InputError
 from failcodes.ingest.base import AdapterOptions, FileAdapter, IngestResult, Output
 from failcodes.ingest.label_rule import parse_label_rule
+from failcodes.ingest.label_targets import LABEL_LEVEL_WAY, refuse_answer_labels
 from failcodes.ingest.nested import is_document, parse_rows_path, rows_of
 from failcodes.ingest.table import (
     LABEL_TARGETS,
@@ -50,7 +51,14 @@ OPTIONS: tuple[str, ...] = (
     "no_verdict",
     "systems",
 )
-LABEL_OPTIONS: tuple[str, ...] = ("sentence_ids", "rows", "consensus", "ties", "duplicates")
+LABEL_OPTIONS: tuple[str, ...] = (
+    "sentence_ids",
+    "rows",
+    "consensus",
+    "ties",
+    "duplicates",
+    "label_level",
+)
 
 
 def _table_spec(options: AdapterOptions) -> TableSpec:
@@ -197,13 +205,21 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
     # duplicates=same: a target labelled again alike (the shared labels each per-system file
     # carries, merged by a study) is one label; labelled otherwise it is refused
     same = options.option("duplicates", ["refuse", "same"], "refuse") == "same"
+    # label_level=sentence: a rule's column named as the answer's holds the sentences' own
+    as_written = options.option("label_level", ["auto", "sentence"], "auto") == "sentence"
+    if as_written and spec.label_rule is None:
+        raise ConfigError(
+            "--option label_level=sentence is the level of the labels --label-rule makes: "
+            "give --label-rule (or drop the option)"
+        )
+    ruled: list[tuple[Label, Path, int]] = []
     labels: list[Label] = []
     seen: labelio.LabelsSeen = {}
     first: dict[tuple[str | None, ...], tuple[Label, Path, int]] = {}
     repeated = 0
     # ``label_annotator`` etc. name label fields in a traces table; here the row is the label
     renames = {k: LABEL_TARGETS.get(v, v) for k, v in options.renames().items()}
-    refuse_correct_as_error(renames, paths[0])
+    refuse_correct_as_error(renames, paths[0], spec)
     plain = spec.rows is None and not any(is_document(p) or is_spreadsheet(p) for p in paths)
     scope = _OneScope()
     if (
@@ -249,6 +265,8 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
             else:
                 labelio.label_once(seen, label, path, line)
                 labels.append(label)
+                if spec.label_rule is not None and not as_written:
+                    ruled.append((label, path, line))
         if spec.label_rule is not None and spec.label_rule.column not in columns:
             # every row got the rule's 'otherwise' label (or none), exit 0
             have = ", ".join(sorted(columns)[:12]) or "none"
@@ -271,6 +289,7 @@ def _read_labels(paths: Sequence[Path], options: AdapterOptions) -> IngestResult
             "duplicates=same): each target kept once"
         )
     if spec.label_rule is not None:
+        refuse_answer_labels(ruled, spec.label_rule.column, LABEL_LEVEL_WAY)
         notes.extend(spec.label_rule.notes())
     if rule:
         labels, summary = combine(votes, Rule(rule), Ties(ties))

@@ -380,6 +380,16 @@ _VERDICT_KEYS = frozenset(
 )
 
 
+def false_as_written(value: object) -> str | None:
+    """How ``value`` writes false as a rule names it (``0``, ``no``, ``falsch``), or None.
+
+    A refusal naming ``'is_correct = false -> error'`` on a column of 1/0 named a rule that
+    is then refused (no row has ``false``): the way must name the column's own spelling.
+    """
+    key = _key(value)
+    return key if _truth(key) is False else None
+
+
 def _refuse_verdict_judgement(text: str, column: str, outcomes: dict[str, Outcome]) -> None:
     """Refuse a rule on a column judging the pipeline's verdict (``verdict_correct = no``).
 

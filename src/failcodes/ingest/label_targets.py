@@ -153,16 +153,20 @@ class RuleLabels:
         self.rows = rows
         return True
 
-    def settle(self) -> list[Label]:
+    def settle(self, column: str | None = None) -> list[Label]:
         """One label per target of :attr:`level`, in the order first read.
 
         The first two rows of that level that disagree are an :class:`InputError` (raised
         here, once every row was read, as when the labels were settled from all the rows).
+        ``column``: the rule's column, whose name may say its label is the answer's
+        (:func:`refuse_answer_labels`).
         """
         if self.level in self._conflict:
             raise self._conflict[self.level]
         if self._auto and self.level == "claim":
             _refuse_repeated_sentence_labels(self._targets["claim"].values())
+        if self._auto and self.level == "sentence" and column is not None:
+            refuse_answer_labels(self._targets["sentence"].values(), column, LABEL_LEVEL_WAY)
         return [label for label, _, _ in self._targets[self.level].values()]
 
 
@@ -200,6 +204,73 @@ def _refuse_repeated_sentence_labels(claims: Iterable[tuple[Label, Path, int]]) 
         path=path,
         line=line,
         field="claim_id",
+    )
+
+
+#: Words of a column's name that say its value is the whole answer's (``answer_has_error``,
+#: ``response_label``, ``overall_correct``), unless a word names a part of it (a sentence).
+_ANSWER_WORDS = frozenset(
+    {"answer", "answers", "response", "responses", "overall", "reply", "completion"}
+    | {"generation", "document", "whole", "question", "output"}
+)
+_PART_WORDS = frozenset(
+    {"sentence", "sentences", "sent", "claim", "claims", "statement", "fact", "facts", "span"}
+    | {"atomic", "item", "unit", "segment", "line"}
+)
+
+#: The way past :func:`refuse_answer_labels` in a traces table (``ingest generic``).
+LABEL_LEVEL_WAY = "--option label_level=sentence reads them as the sentences' own"
+
+
+def _names_answer(column: str) -> bool:
+    """Whether ``column``'s name says its value is the answer's (a word of it, no part's)."""
+    words = {w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", column)}
+    return bool(words & _ANSWER_WORDS) and not words & _PART_WORDS
+
+
+def refuse_answer_labels(
+    sentences: Iterable[tuple[Label, Path, int]], column: str, way: str
+) -> None:
+    """Refuse sentence labels from a column named as the answer's, one label per answer.
+
+    A flat table (a row per sentence) repeating ``answer_has_error`` on each sentence of
+    the answer: ``--label-rule 'answer_has_error = yes -> error'`` gave every sentence of a
+    wrong answer the error label, its right sentences counted as misses (TP 1, FP 1, FN 4,
+    TN 1 over 7 sentences for the answers' TP 1, FP 1, FN 1, exit 0; the nested form,
+    ``rows=sentences[]``, is :func:`failcodes.ingest.nested.rows_of`'s). Only where the name
+    says so and the data agree: every question's sentences one label, one question of two
+    or more sentences an error. Sentences that are all right (or all wrong) in a column named
+    otherwise are left alone. ``way``: how to read them as the sentences' own.
+    """
+    if not _names_answer(column):
+        return
+    error: dict[tuple[str | None, str], bool] = {}
+    count: dict[tuple[str | None, str], set[str]] = {}
+    first: dict[tuple[str | None, str], tuple[Path, int]] = {}
+    for label, path, line in sentences:
+        if label.question_id is None:
+            return
+        key = (label.system, label.question_id)
+        if error.setdefault(key, label.has_error) != label.has_error:
+            return  # an answer whose sentences differ: labelled sentence by sentence
+        count.setdefault(key, set()).add(label.sentence_id or "")
+        first.setdefault(key, (path, line))
+    several = [key for key, ids in count.items() if len(ids) > 1]
+    wrong = [key for key in several if error[key]]
+    if not wrong:
+        return
+    path, line = first[wrong[0]]
+    raise InputError(
+        f"column {column!r} is named as the answer's, and each question's sentences have one "
+        f"label ({len(several):,} question(s) of several sentences, none split; question "
+        f"{wrong[0][1]!r}: all {len(count[wrong[0]])} sentences an error): the answer's label "
+        "on each sentence "
+        "row? read per sentence, the right sentences of a wrong answer count as errors "
+        "(sentence metrics need each sentence's own label); if the clinicians labelled each "
+        f"sentence, {way}",
+        path=path,
+        line=line,
+        field=column,
     )
 
 

@@ -28,7 +28,7 @@ from failcodes.dropped import Dropped, carried
 from failcodes.errors import ConfigError, InputError, clip
 from failcodes.fileio import check_regular_file
 from failcodes.hashing import content_hash
-from failcodes.ingest.label_rule import LabelRule, Outcome
+from failcodes.ingest.label_rule import LabelRule, Outcome, false_as_written
 from failcodes.ingest.label_targets import RuleLabels, numbering_gaps
 from failcodes.ingest.nested import INDEX_MARK, RowsPath, is_document, rows_of
 from failcodes.ingest.repeats import KeyHashes, KeyValues
@@ -1065,7 +1065,7 @@ class TableStream:
                     spec.label_rule,
                     spec.sentence_from,
                 )
-                for line, where, raw in _per_system(rows, spec):
+                for line, where, raw in _per_system(rows, spec, path):
                     row = self._kept(path, line, where, raw, tally, columns)
                     if row is not None:
                         yield row
@@ -1282,6 +1282,18 @@ class TableStream:
                 path=", ".join(str(p) for p in self.paths),
                 field="system",
             )
+        given = self.spec.system
+        if given is not None and given in tally.systems and len(tally.systems) > 1:
+            # --system names the system of rows without one: on a table whose every row
+            # names its own (a blank among them is refused), --system A kept B's rows too,
+            # written beside A's with exit 0, as if it chose A
+            have = ", ".join(sorted(tally.systems)[:12])
+            raise ConfigError(
+                f"--system {given!r} names the system of rows that give none, but every row "
+                f"names its own ({have}), so it chose none of them: give --option "
+                f"systems={given} to read the rows of {given!r} alone, or drop --system to keep "
+                "every system's"
+            )
         if tally.unverdicted:
             # per system: a system that lost every row (a verdict column left empty: the
             # verifier failed on all) vanished from every output with this note alone
@@ -1405,7 +1417,7 @@ class TableStream:
             )
         if rule is not None:
             level = tally.labels.level
-            self.labels = tally.labels.settle()
+            self.labels = tally.labels.settle(rule.column)
             n_skipped = count - tally.labels.rows
             self.notes.append(
                 f"label rule {rule.text!r}: {sum(lb.has_error for lb in self.labels):,} "
@@ -1419,11 +1431,15 @@ class TableStream:
                 self.notes.append(gaps)
 
 
-def refuse_correct_as_error(renames: Mapping[str, str], path: Path) -> None:
+def refuse_correct_as_error(
+    renames: Mapping[str, str], path: Path, spec: TableSpec | None = None
+) -> None:
     """Refuse ``--map is_correct=has_error``: a column whose true marks no error.
 
     ``has_error`` reads true as an error: every correct sentence was labelled an error and
-    every wrong one not (TP 0, FP 2, FN 2, TN 0 for TP 2, TN 2), exit 0.
+    every wrong one not (TP 0, FP 2, FN 2, TN 0 for TP 2, TN 2), exit 0. The rule it names
+    spells false as the column does (``= 0`` on 1/0: ``= false`` was refused, no row has it);
+    ``spec`` says how to read ``path``'s rows (None: as a plain table).
     """
     for column, target in renames.items():
         if target == "has_error" and judges_a_verdict(column):  # the rule below, not its way
@@ -1448,15 +1464,32 @@ def refuse_correct_as_error(renames: Mapping[str, str], path: Path) -> None:
                 field=column,
             )
         if target == "has_error" and (says_correct(column) or names_absent_error(column)):
+            false = _false_in(path, spec, column)
             raise InputError(
                 f"--map {column}={target}: the column's name says true means correct (no "
                 "error), but has_error reads true as an error; give --label-rule "
-                f"'{column} = false -> error' instead (or, if true marks an error, rename "
+                f"'{column} = {false} -> error' instead (or, if true marks an error, rename "
                 "the column)",
                 path=path,
                 line=1,
                 field=column,
             )
+
+
+#: Rows :func:`_false_in` reads for a column's false before naming ``false``.
+_FALSE_ROWS = 10_000
+
+
+def _false_in(path: Path, spec: TableSpec | None, column: str) -> str:
+    """How ``column`` of ``path`` writes false (its first such value), else ``false``."""
+    rows = spec.rows if spec is not None else None
+    index = spec.index_columns if spec is not None else frozenset()
+    with contextlib.suppress(InputError):  # an unreadable file is refused as it is read
+        for _, _, raw in itertools.islice(rows_of(path, rows, index, [0]), _FALSE_ROWS):
+            written = false_as_written(raw.get(column, ""))
+            if written is not None:
+                return written
+    return "false"
 
 
 def _read_by_column(aliases: Mapping[str, Verdict]) -> bool:
@@ -2197,18 +2230,36 @@ def _row_system(raw: Mapping[str, Any], spec: TableSpec) -> object:
 
 
 def _per_system(
-    rows: Iterable[tuple[int, str, dict[str, Any]]], spec: TableSpec
+    rows: Iterable[tuple[int, str, dict[str, Any]]], spec: TableSpec, path: Path
 ) -> Iterator[tuple[int, str, dict[str, Any]]]:
     """Each row as it is, or, with ``--verdict-column``, once per column: that system's row.
 
     The other columns are every system's; the verdict column becomes ``verdict`` and its
-    system ``system``.
+    system ``system``. A ``system`` or ``verdict`` column of the table itself, unmapped, is
+    refused: each column's row replaced it, with no word (the rows' systems gpt and llama
+    pooled into each column's system, as ``--map gen=system`` is refused for).
     """
     if not spec.verdict_columns:
         yield from rows
         return
     names = {c for c, _ in spec.verdict_columns}
     for line, where, raw in rows:
+        for own in ("system", "verdict"):
+            value = raw.get(own)
+            if own not in names and value is not None and own not in spec.column_map:
+                way = (
+                    "if its systems are pipelines of their own, ingest each one's rows apart"
+                    if own == "system"
+                    else f"if it is a system's, give it as --verdict-column {own}=SYSTEM"
+                )
+                raise InputError(
+                    f"a {own} column ({clip(str(value))!r} here) beside --verdict-column, which "
+                    f"gives each trace its {own}: the column would be read for no trace; drop "
+                    f"or rename it in the table ({way})",
+                    path=path,
+                    line=line,
+                    field=own,
+                )
         shared = {k: v for k, v in raw.items() if k not in names}
         for column, system in spec.verdict_columns:
             yield line, where, {**shared, "verdict": raw.get(column), "system": system}
