@@ -383,3 +383,35 @@ def test_a_label_id_with_a_space_the_traces_lack_is_refused(
     )  # fmt: skip
     assert code == 0, err
     assert metrics_counts(stdout, "refuted") == {"A": (1, 0, 1, 2)}
+
+
+def test_the_correct_column_refusal_names_no_false_a_column_of_words_lacks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # is_correct holding 'correct'/'incorrect' (s2, s4 incorrect: TP 2, TN 2 by hand): the
+    # refusal named '--label-rule 'is_correct = false -> error'', which matched no row: every
+    # sentence no error (TP 0, FN 2 ... with notes alone), exit 0. Now it names the values.
+    table = _write_csv(
+        tmp_path / "l.csv",
+        ["question_id", "sentence_id", "is_correct"],
+        [[q, s, "correct" if v == "supported" else "incorrect"] for q, s, _, v in _SENTENCES],
+    )
+    out = tmp_path / "l.jsonl"
+    base = ["ingest", "generic-labels", str(table), "-o", str(out)]
+    code, _, err = run_cli([*base, "--map", "is_correct=has_error"], capsys)
+    assert code == 2 and not out.exists()
+    assert err.strip().splitlines() == [
+        f"failcodes: error: {table}:1, field 'is_correct': --map is_correct=has_error: the "
+        "column's name says true means correct (no error), but has_error reads true as an "
+        "error; give --label-rule 'is_correct = VALUE -> error' naming the value that marks an "
+        "error (its values: 'correct', 'incorrect')"
+    ]
+    code, _, err = run_cli([*base, "--label-rule", "is_correct = incorrect -> error"], capsys)
+    assert code == 0, err
+    code, stdout, err = run_cli(
+        ["metrics", "--traces", str(_traces(tmp_path)), "--labels", str(out), "-m", "refuted",
+         "--format", "csv"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert metrics_counts(stdout, "refuted") == {"A": (2, 0, 0, 2)}

@@ -390,6 +390,11 @@ def false_as_written(value: object) -> str | None:
     return key if _truth(key) is False else None
 
 
+def spells_truth(value: object) -> bool:
+    """Whether ``value`` writes a truth value (``1``, ``no``, ``WAHR``) as a rule compares it."""
+    return _truth(_key(value)) is not None
+
+
 def _refuse_verdict_judgement(text: str, column: str, outcomes: dict[str, Outcome]) -> None:
     """Refuse a rule on a column judging the pipeline's verdict (``verdict_correct = no``).
 

@@ -28,7 +28,7 @@ from failcodes.dropped import Dropped, carried
 from failcodes.errors import ConfigError, InputError, clip
 from failcodes.fileio import check_regular_file
 from failcodes.hashing import content_hash
-from failcodes.ingest.label_rule import LabelRule, Outcome, false_as_written
+from failcodes.ingest.label_rule import LabelRule, Outcome, false_as_written, spells_truth
 from failcodes.ingest.label_targets import RuleLabels, numbering_gaps
 from failcodes.ingest.nested import INDEX_MARK, RowsPath, is_document, rows_of
 from failcodes.ingest.repeats import KeyHashes, KeyValues
@@ -1464,12 +1464,17 @@ def refuse_correct_as_error(
                 field=column,
             )
         if target == "has_error" and (says_correct(column) or names_absent_error(column)):
-            false = _false_in(path, spec, column)
+            false, words = _false_in(path, spec, column)
+            way = (
+                f"'{column} = {false} -> error' instead (or, if true marks an error, rename "
+                "the column)"
+                if false is not None or not words
+                else f"'{column} = VALUE -> error' naming the value that marks an error (its "
+                f"values: {', '.join(repr(w) for w in words)})"
+            )
             raise InputError(
                 f"--map {column}={target}: the column's name says true means correct (no "
-                "error), but has_error reads true as an error; give --label-rule "
-                f"'{column} = {false} -> error' instead (or, if true marks an error, rename "
-                "the column)",
+                f"error), but has_error reads true as an error; give --label-rule {way}",
                 path=path,
                 line=1,
                 field=column,
@@ -1480,16 +1485,26 @@ def refuse_correct_as_error(
 _FALSE_ROWS = 10_000
 
 
-def _false_in(path: Path, spec: TableSpec | None, column: str) -> str:
-    """How ``column`` of ``path`` writes false (its first such value), else ``false``."""
+def _false_in(path: Path, spec: TableSpec | None, column: str) -> tuple[str | None, list[str]]:
+    """How ``column`` of ``path`` writes false (its first such value), and its other words.
+
+    ``(None, words)`` where the rows hold values that spell no truth value (``correct``,
+    ``incorrect``: ``= false`` named there matched no row, every sentence no error, exit 0
+    with a note); ``("false", [])`` where the rows read say neither.
+    """
     rows = spec.rows if spec is not None else None
     index = spec.index_columns if spec is not None else frozenset()
+    words: list[str] = []
     with contextlib.suppress(InputError):  # an unreadable file is refused as it is read
         for _, _, raw in itertools.islice(rows_of(path, rows, index, [0]), _FALSE_ROWS):
-            written = false_as_written(raw.get(column, ""))
+            value = raw.get(column, "")
+            written = false_as_written(value)
             if written is not None:
-                return written
-    return "false"
+                return written, []
+            text = str(value).strip()
+            if text and not spells_truth(value) and text not in words and len(words) < 6:
+                words.append(text)
+    return (None, words) if words else ("false", [])
 
 
 def _read_by_column(aliases: Mapping[str, Verdict]) -> bool:
