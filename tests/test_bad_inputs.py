@@ -7126,6 +7126,23 @@ T32READ_CASES: list[Case] = [
         "label); if the clinicians labelled each sentence, --option label_level=sentence reads "
         "them as the sentences' own",
     ),
+    Case(
+        # C's traces closed-book (evidence_source none, given per trace or at a shard's
+        # ingest) under --evidence retrieved (a study's system = "*"): each became retrieved
+        # with no passage, its disagreements blamed on retrieval for verification, exit 0
+        "ingest/evidence-overrides-the-traces-own",
+        ("ingest", "generic", "{d}/t.jsonl", "-o", "{d}/o.jsonl", "--evidence", "retrieved"),
+        _write(
+            {
+                "t.jsonl": '{"system": "C", "question_id": "q1", "sentence_id": "s1", '
+                '"claim_id": "c1", "claim": "a", "verdict": "refuted", "evidence_source": "none"}\n'
+            }
+        ),
+        line="failcodes: error: --evidence declares retrieved for system 'C', whose traces give "
+        "their own evidence_source none (1 of 1): a declaration would override them; declare "
+        "'C' as its traces do (--evidence C=none, a study's [[datasets.pipelines]] entry for "
+        "it), or leave it undeclared to keep each trace's own",
+    ),
 ]
 
 CASES = (

@@ -279,3 +279,51 @@ def test_a_system_no_label_applies_to_is_said_unscored_not_agreeing(tmp_path: Pa
         "(labels cover none of the units of B, and P/R/F1 only the labelled ones)"
         in (tables / "verdicts.md").read_text().splitlines()[0]
     )
+
+
+def test_a_declaration_overriding_the_traces_own_evidence_source_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Sharded by system (docs/judging-at-scale.md): C's shard ingested `--evidence C=none`
+    (closed-book, no passages), the shards merged, and the study over the merged Parquet kept
+    `failcodes init`'s `system = "*"`, `evidence = "retrieved"`. The declaration overrode C's
+    own evidence_source: its 2 disagreements (errors q1s1, q2s1; C refutes q1s1, q3s2: q2s1
+    missed, q3s2 a false alarm) read retrieval, "no passage retrieved", for verification
+    (closed-book), exit 0. Now refused in one line, nothing written."""
+    from tests.cli_helpers import run_cli
+
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    for system, refutes, evidence in (("A", None, "retrieved"), ("C", {"q1s1", "q3s2"}, "none")):
+        rows = [json.loads(line) for line in _rows(system, "r1", refutes).splitlines()]
+        if evidence == "none":
+            for row in rows:
+                del row["retriever"], row["passages"]
+        source = tmp_path / f"{system}.jsonl"
+        source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        args = ["ingest", "generic", str(source), "--system", system, "--evidence"]
+        code, _, err = run_cli([*args, evidence, "-o", str(parts / f"{system}.parquet")], capsys)
+        assert code == 0, err
+    merged = tmp_path / "traces.parquet"
+    code, _, err = run_cli(
+        ["ingest", "generic", *map(str, sorted(parts.iterdir())), "-o", str(merged)], capsys
+    )
+    assert code == 0, err
+    out = tmp_path / "declared.parquet"
+    code, _, err = run_cli(
+        ["ingest", "generic", str(merged), "--evidence", "retrieved", "-o", str(out)], capsys
+    )
+    assert (code, out.exists()) == (2, False), err
+    assert err.strip().splitlines() == [
+        "failcodes: error: --evidence declares retrieved for system 'C', whose traces give "
+        "their own evidence_source none (6 of 6): a declaration would override them; declare "
+        "'C' as its traces do (--evidence C=none, a study's [[datasets.pipelines]] entry for "
+        "it), or leave it undeclared to keep each trace's own"
+    ]
+    # declared as its traces say: read as before (A retrieved, C closed-book)
+    code, _, err = run_cli(
+        ["ingest", "generic", str(merged), "--evidence", "A=retrieved", "--evidence", "C=none",
+         "-o", str(out)],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err

@@ -380,6 +380,8 @@ def _write_traces(
     systems: dict[str, int] = {}
     # per system, traces of no declared evidence: [without passages or retriever, with one]
     derived: dict[str, list[int]] = {}
+    # per (system, its trace's own source, the declared one): traces a declaration overrode
+    overridden: dict[tuple[str, str, str], int] = {}
 
     def each() -> Iterator[Trace | TraceLine]:
         nonlocal count
@@ -391,6 +393,9 @@ def _write_traces(
                 tally_undeclared(
                     derived, trace.system, trace.evidence_source, trace.passages, trace.retriever
                 )
+            elif trace.evidence_source is not None and str(trace.evidence_source) != source.value:
+                key = (trace.system, str(trace.evidence_source), source.value)
+                overridden[key] = overridden.get(key, 0) + 1
             yield trace if source is None else with_evidence(trace, source)
 
     def dropped() -> dict[bytes, bytes]:  # asked once the stream has ended
@@ -412,6 +417,19 @@ def _write_traces(
     if not part:  # a part's systems are the data set's in part: checked at the merge
         check_declared_systems(declared, systems)
         refuse_mixed_evidence(derived, ", ".join(str(p) for p in paths))
+    if overridden:
+        # C's traces saying evidence_source none (closed-book: given per trace, or declared
+        # when a shard was ingested) under a study's system = "*" evidence = "retrieved":
+        # each became retrieved with no passage, its disagreements blamed on retrieval ("no
+        # passage retrieved") for verification, exit 0
+        (name, own, wanted), n = next(iter(sorted(overridden.items())))
+        raise ConfigError(
+            f"--evidence declares {wanted} for system {name!r}, whose traces give their own "
+            f"evidence_source {own} ({n:,} of {systems[name]:,}): a declaration would override "
+            f"them; declare {name!r} as its traces do (--evidence {name}={own}, a study's "
+            "[[datasets.pipelines]] entry for it), or leave it undeclared to keep each "
+            "trace's own"
+        )
     shown = ", ".join(f"{s} {n:,}" for s, n in sorted(systems.items())[:12])
     more = ", ..." if len(systems) > 12 else ""
     if system is not None and system not in systems:
