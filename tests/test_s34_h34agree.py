@@ -151,3 +151,27 @@ def test_an_adjudication_of_two_raters_is_said_beside_them(tmp_path: Path) -> No
     frame.loc[1, "key"] = "b"
     frame.to_csv(path, index=False)
     assert "a consensus" not in agree.AgreeRequest(file=path, stat=["fleiss"]).run().notes[0]
+
+
+def test_units_rated_once_and_skipped_units_are_said_from_python() -> None:
+    """r1 a,b,a,b,a,b,a,a; r2 skips units 4 and 8: percent 5/6 and Cohen 2/3 on the 6 both
+    rated (p_e (4x3 + 2x3)/36 = 0.5, by hand); Fleiss 0.6614 in Gwet's missing-data form, the
+    two units rated once in its margins (pi_a = 4.5/8, p_e 0.5078: (5/6 - 0.5078) / 0.4922, by
+    hand), where statsmodels' fleiss_kappa on the complete rows reads 0.657. agree's first
+    line said both; agreement_table's notes had no word."""
+    frame = pd.DataFrame(
+        {"unit": range(1, 9), "r1": list("abababaa"), "r2": [*"abb", None, *"aba", None]}
+    )
+    res = failcodes.agreement_table(
+        failcodes.ratings_from_frame(frame), ["percent", "cohen", "fleiss"]
+    )
+    pi_a = 4.5 / 8
+    chance = pi_a**2 + (1 - pi_a) ** 2
+    assert [r.value for r in res] == pytest.approx([5 / 6, 2 / 3, (5 / 6 - chance) / (1 - chance)])
+    assert (
+        "2 units rated by one rater only ('4', '8') enter the chance-agreement margins"
+        in (res.notes[1])
+    )
+    assert "missing ratings: r2 rated 6 of 8 units (a unit enters with two or more ratings)" in (
+        res.notes
+    )

@@ -147,6 +147,7 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
     from failcodes.stats.tables import (
         COUNTS_CATEGORIES,
         category_set_clauses,
+        missing_clause,
         ratings_clauses,
         split_category_clause,
         tick_box_clause,
@@ -168,55 +169,7 @@ def _table_clauses(table: Any, frame: Any, results: list[AgreementResult], given
     clauses += ratings_clauses(table, results)
     split = split_category_clause(table)
     return (
-        "".join(f"; {c}" for c in clauses) + split + tick_box_clause(table) + _missing_clause(table)
-    )
-
-
-def _missing_clause(table: Any, sets: bool = False) -> str:
-    """For the first line: raters who left units blank ('' if none); code sets too.
-
-    A blank cell of code sets is a rating not given, not an empty set: where it meant 'no
-    code' (a multi-label export), a code two raters disagreed on (r1 on 50 units, r2 on 48,
-    45 alike of 100) read percent 1.000 and kappa 0/0 on the 45 units both gave codes, with
-    'no code' counted: 0.92 and 0.84; said as 'missing ratings' alone.
-    """
-    import numpy as np  # loaded already: the table is numpy's
-
-    rated = np.isfinite(table.values).sum(axis=0).tolist()
-    n = len(table.unit_ids)
-    short = [f"{r} rated {k}" for r, k in zip(table.raters, rated, strict=True) if k < n]
-    if not short:
-        return ""
-    empty = (
-        f"; {table.values.size - sum(rated)} blank cell(s) read as not rated, not as 'no "
-        "code': a unit given no code needs a code of its own (e.g. 'none'), else the "
-        "exact-set and per-code rows leave it out"
-        if sets
-        else ""
-    )
-    return (
-        f"{empty}; missing ratings: {', '.join(short)} of {n} units (a unit enters with two or "
-        "more ratings)" + _unequal_clause(np.isfinite(table.values).sum(axis=1).tolist(), "raters")
-    )
-
-
-def _unequal_clause(per_unit: list[int], who: str) -> str:
-    """For the first line: units rated by unequal numbers of raters ('' if not).
-
-    Units of 2 and of 3 ratings: Fleiss (1971) needs as many on each (statsmodels'
-    fleiss_kappa stops on such a table); Gwet's (2014) form gave 0.343, the complete units
-    0.236, said only as 'missing ratings' (as where Fleiss 1971 holds), and an annotation
-    file's coders not at all.
-    """
-    sizes = collections.Counter(k for k in per_unit if k > 1)
-    if len(sizes) < 2:
-        return ""
-    mixed = ", ".join(f"{sizes[k]} with {k}" for k in sorted(sizes, reverse=True))
-    stats = "fleiss, conger, gwet_ac1/ac2" if who == "raters" else "fleiss, gwet_ac1"
-    return (
-        f"; units rated by unequal numbers of {who} ({mixed} ratings): {stats} and "
-        "brennan_prediger in Gwet's (2014) form for them (Fleiss 1971 and statsmodels' "
-        "fleiss_kappa need as many ratings on every unit)"
+        "".join(f"; {c}" for c in clauses) + split + tick_box_clause(table) + missing_clause(table)
     )
 
 
@@ -572,7 +525,13 @@ class AgreeRequest(Request):
         # imported here: the table adapters need pandas (~0.2 s), which --help should not pay
         from failcodes.coderagreement import annotation_agreement
         from failcodes.ratingsio import read_ratings_frame, read_weight_matrix
-        from failcodes.stats.tables import consensus_clause, ratings_tables, table_agreement
+        from failcodes.stats.tables import (
+            consensus_clause,
+            missing_clause,
+            ratings_tables,
+            table_agreement,
+            unequal_clause,
+        )
 
         rows: list[dict[str, Any]] = []
         group_keys: list[str] = []
@@ -642,7 +601,7 @@ class AgreeRequest(Request):
                 + one_code_clause(annotations)
                 + unmatched_clause(annotations)
                 + unnamed_user_clause(annotations)
-                + _unequal_clause(
+                + unequal_clause(
                     list(
                         collections.Counter(
                             a.unit_id for a in annotations if a.status is Status.SCORED
@@ -707,7 +666,7 @@ class AgreeRequest(Request):
                     )
                 if split is not None:
                     rows.extend(self._on_sets(table, split, extra))
-                    said[key] = _missing_clause(table, sets=True)
+                    said[key] = missing_clause(table, sets=True)
                     continue
                 if matrix is not None and len(matrix) != len(table.categories):
                     shown = table.labels or [f"{v:g}" for v in table.categories.tolist()]

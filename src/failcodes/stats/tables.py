@@ -11,6 +11,7 @@ Agreement between coders' annotations (which name codebook dimensions) lives in
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import itertools
 import re
@@ -329,6 +330,52 @@ def category_set_clauses(table: RatingsTable, results: Sequence[AgreementResult]
         f"category set: the {len(names)} {where}, {len(unused)} given by no rater "
         f"({', '.join(unused[:8])}): {', '.join(counted)} count them{alone}"
     ]
+
+
+def missing_clause(table: RatingsTable, sets: bool = False) -> str:
+    """For the first line: raters who left units blank ('' if none); code sets too.
+
+    A blank cell of code sets is a rating not given, not an empty set: where it meant 'no
+    code' (a multi-label export), a code two raters disagreed on (r1 on 50 units, r2 on 48,
+    45 alike of 100) read percent 1.000 and kappa 0/0 on the 45 units both gave codes, with
+    'no code' counted: 0.92 and 0.84; said as 'missing ratings' alone.
+    """
+    rated = np.isfinite(table.values).sum(axis=0).tolist()
+    n = len(table.unit_ids)
+    short = [f"{r} rated {k}" for r, k in zip(table.raters, rated, strict=True) if k < n]
+    if not short:
+        return ""
+    empty = (
+        f"; {table.values.size - sum(rated)} blank cell(s) read as not rated, not as 'no "
+        "code': a unit given no code needs a code of its own (e.g. 'none'), else the "
+        "exact-set and per-code rows leave it out"
+        if sets
+        else ""
+    )
+    return (
+        f"{empty}; missing ratings: {', '.join(short)} of {n} units (a unit enters with two or "
+        "more ratings)" + unequal_clause(np.isfinite(table.values).sum(axis=1).tolist(), "raters")
+    )
+
+
+def unequal_clause(per_unit: list[int], who: str) -> str:
+    """For the first line: units rated by unequal numbers of raters ('' if not).
+
+    Units of 2 and of 3 ratings: Fleiss (1971) needs as many on each (statsmodels'
+    fleiss_kappa stops on such a table); Gwet's (2014) form gave 0.343, the complete units
+    0.236, said only as 'missing ratings' (as where Fleiss 1971 holds), and an annotation
+    file's coders not at all.
+    """
+    sizes = collections.Counter(k for k in per_unit if k > 1)
+    if len(sizes) < 2:
+        return ""
+    mixed = ", ".join(f"{sizes[k]} with {k}" for k in sorted(sizes, reverse=True))
+    stats = "fleiss, conger, gwet_ac1/ac2" if who == "raters" else "fleiss, gwet_ac1"
+    return (
+        f"; units rated by unequal numbers of {who} ({mixed} ratings): {stats} and "
+        "brennan_prediger in Gwet's (2014) form for them (Fleiss 1971 and statsmodels' "
+        "fleiss_kappa need as many ratings on every unit)"
+    )
 
 
 def ratings_clauses(table: RatingsTable, results: Sequence[AgreementResult]) -> list[str]:
@@ -2449,7 +2496,17 @@ def agreement_table(
             confidence=confidence,
             clusters=clusters,
         )
-        clauses = [*category_set_clauses(table, results), *ratings_clauses(table, results)]
+        # and what agree's first line says of units rated once and raters who skipped units:
+        # from Python Fleiss 0.661 and AC1 0.672 of r2 skipping 2 of 8 units (Gwet's form,
+        # the 2 in the margins) came with no word
+        alone = _single_rated([(None, table)])[2:]
+        missing = missing_clause(table)[2:]
+        clauses = [
+            *([alone] if alone else []),
+            *category_set_clauses(table, results),
+            *ratings_clauses(table, results),
+            *(missing.split("; ") if missing else []),
+        ]
         for flag, words in _NOTE_KEYWORDS:
             clauses = [flag.sub(words, c) for c in clauses]
         return Agreements(results, (*table.notes, *clauses))
