@@ -175,3 +175,31 @@ def test_units_rated_once_and_skipped_units_are_said_from_python() -> None:
     assert "missing ratings: r2 rated 6 of 8 units (a unit enters with two or more ratings)" in (
         res.notes
     )
+
+
+def test_ordinal_words_read_as_unordered_are_said(tmp_path: Path) -> None:
+    """r1 low,medium,high,low,medium,high,low,medium vs r2 low,high,high,medium,medium,
+    medium,low,low: unweighted Cohen 0.238, quadratic 0.590 (scikit-learn cohen_kappa_score)
+    on the scale given; the first line said nothing of low/medium/high read as unordered."""
+    r1 = ["low", "medium", "high", "low", "medium", "high", "low", "medium"]
+    r2 = ["low", "high", "high", "medium", "medium", "medium", "low", "low"]
+    frame = pd.DataFrame({"unit": range(1, 9), "r1": r1, "r2": r2})
+    path = tmp_path / "ordinal.csv"
+    frame.to_csv(path, index=False)
+    result = agree.AgreeRequest(file=path, stat=["cohen"]).run()
+    assert result.rows[0]["value"] == pytest.approx(0.23809523809523814)
+    said = "the words low, medium, high read as unordered categories (low against medium"
+    assert said in result.notes[0]
+    assert (
+        "--categories low,medium,high with --level ordinal or --weights linear" in (result.notes[0])
+    )
+    weighted = agree.AgreeRequest(
+        file=path, stat=["cohen"], categories="low,medium,high", weights="quadratic"
+    ).run()
+    assert weighted.rows[0]["value"] == pytest.approx(0.5897435897435898)
+    assert "read as unordered" not in weighted.notes[0]
+    res = failcodes.agreement_table(failcodes.ratings_from_frame(frame), ["cohen"])
+    assert any(
+        said in n and "categories=['low', 'medium', 'high']) with level='ordinal'" in n
+        for n in res.notes
+    )

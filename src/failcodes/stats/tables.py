@@ -217,6 +217,45 @@ def integers_read_as_unordered(
     ]
 
 
+#: Ordinal scales written as words (GRADE's certainty, Likert, severity): text labels all of
+#: one of them (3 or more) are a scale the alphabetical order does not hold.
+ORDINAL_WORDS = (
+    ("very low", "low", "moderate", "medium", "high", "very high"),
+    ("none", "minimal", "mild", "moderate", "severe", "critical"),
+    ("minor", "moderate", "major"),
+    ("never", "rarely", "sometimes", "often", "always"),
+    ("strongly disagree", "disagree", "neutral", "agree", "strongly agree"),
+    ("poor", "fair", "good", "very good", "excellent"),
+    ("unlikely", "possible", "probable", "definite"),
+)
+
+
+def words_read_as_unordered(table: RatingsTable, results: Sequence[AgreementResult]) -> list[str]:
+    """For the first line: text labels of an ordinal scale (low, medium, high) read unordered.
+
+    Without ``--categories`` text labels are nominal: 'low' against 'medium' disagrees as much
+    as against 'high'. Two raters of low/medium/high on 8 units read Cohen 0.238 (unweighted)
+    where the scale's quadratic kappa is 0.590 (scikit-learn's cohen_kappa_score), and the
+    first line said nothing (whole numbers so read were said).
+    """
+    if table.labels is None or table.ordered or len(table.labels) < 3:
+        return []
+    if not all(
+        r.level == "nominal" and r.weights == "none" for r in results if r.value is not None
+    ):
+        return []
+    given = [" ".join(label.split()).casefold() for label in table.labels]
+    scale = next((s for s in ORDINAL_WORDS if set(given) <= set(s)), None)
+    if scale is None:
+        return []
+    order = [table.labels[given.index(w)] for w in scale if w in given]
+    return [
+        f"the words {', '.join(order)} read as unordered categories ({order[0]} against "
+        f"{order[1]} disagrees as much as against {order[-1]}; --categories {','.join(order)} "
+        "with --level ordinal or --weights linear for a scale)"
+    ]
+
+
 def copied_raters(table: RatingsTable) -> list[str]:
     """For the first line: two raters who gave the same rating to each of 10+ units both rated.
 
@@ -389,6 +428,7 @@ def ratings_clauses(table: RatingsTable, results: Sequence[AgreementResult]) -> 
     return [
         *numbers_and_words(table),
         *integers_read_as_unordered(table, results),
+        *words_read_as_unordered(table, results),
         *zero_below_the_scale(table),
         *copied_raters(table),
         *marks_read_as_categories(table),
@@ -1378,6 +1418,10 @@ _NOTE_KEYWORDS = (
     (re.compile(r"--weights (\w+)"), r"weights='\1'"),
     (re.compile(r"\(--stat\)"), "(statistics=[...])"),
     (re.compile(r"of --categories,"), "of categories=[...],"),
+    (
+        re.compile(r"--categories (\S+) with"),
+        lambda m: f"ratings_from_frame(frame, categories={m.group(1).split(',')!r}) with",
+    ),
     (re.compile(r"\(--categories gives"), "(ratings_from_frame(frame, categories=[...]) gives"),
 )
 
