@@ -164,3 +164,18 @@ def share_cell(
         if each is not None:
             each(strata)
     return cell
+
+
+def pair_truths(p: float, sens: float, spec: float) -> dict[str, float]:
+    """The human-judge pair's coefficients in the population (the human codes the truth)."""
+    judge = p * sens + (1 - p) * (1 - spec)
+    po = p * sens + (1 - p) * spec
+    pe_cohen = p * judge + (1 - p) * (1 - judge)
+    pi = (p + judge) / 2
+    pe_ac1 = 2 * pi * (1 - pi)
+    return {
+        "percent": po,
+        "cohen": (po - pe_cohen) / (1 - pe_cohen),
+        "gwet_ac1": (po - pe_ac1) / (1 - pe_ac1),
+        "pabak": 2 * po - 1,
+    }

@@ -37,27 +37,12 @@ for p in (REPO / "src", REPO / "bench"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-from _simulate import mc, share_cell  # noqa: E402
+from _simulate import mc, pair_truths, share_cell  # noqa: E402
 from failcodes.coderagreement import CODE_STATS  # noqa: E402
 from failcodes.stats.agreement import agreements  # noqa: E402
 
 JUDGES = ((0.9, 0.9), (0.95, 0.95), (0.9, 0.95), (0.95, 0.9))
 PREVALENCES = (0.02, 0.05, 0.1, 0.2)
-
-
-def truths(p: float, sens: float, spec: float) -> dict[str, float]:
-    """The human-judge pair's coefficients in the population (the human codes the truth)."""
-    judge = p * sens + (1 - p) * (1 - spec)
-    po = p * sens + (1 - p) * spec
-    pe_cohen = p * judge + (1 - p) * (1 - judge)
-    pi = (p + judge) / 2
-    pe_ac1 = 2 * pi * (1 - pi)
-    return {
-        "percent": po,
-        "cohen": (po - pe_cohen) / (1 - pe_cohen),
-        "gwet_ac1": (po - pe_ac1) / (1 - pe_ac1),
-        "pabak": 2 * po - 1,
-    }
 
 
 def agreement_part(reps: int, resamples: int, seed: int, units: tuple[int, ...]) -> None:
@@ -73,7 +58,7 @@ def agreement_part(reps: int, resamples: int, seed: int, units: tuple[int, ...])
                 rng = np.random.default_rng(
                     [seed, int(sens * 1000), int(spec * 1000), n, int(prevalence * 1000)]
                 )
-                truth = truths(prevalence, sens, spec)
+                truth = pair_truths(prevalence, sens, spec)
                 rows: dict[str, list[tuple[float, float, float, float]]] = {
                     s: [] for s in CODE_STATS
                 }

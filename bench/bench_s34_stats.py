@@ -41,6 +41,7 @@ for p in (REPO / "src", REPO / "bench"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
+from _simulate import mc, pair_truths  # noqa: E402
 from failcodes.coderagreement import CODE_STATS  # noqa: E402
 from failcodes.errors import StatisticsError  # noqa: E402
 from failcodes.reviewplan import _allocate  # noqa: E402
@@ -53,10 +54,6 @@ SHARES = {
     4: (0.5, 0.3, 0.17),
     5: (0.4, 0.25, 0.2, 0.12),
 }
-
-
-def mc(reps: int) -> str:
-    return f"{2 * np.sqrt(0.95 * 0.05 / reps):.3f}"
 
 
 def dim_shares(q: int, rare: float) -> np.ndarray:
@@ -161,21 +158,6 @@ def pooled_part(
                     f"{np.nanmean(arr[:, 3]):6.4f} {disagree / reps:5.1f}",
                     flush=True,
                 )
-
-
-def pair_truths(p: float, sens: float, spec: float) -> dict[str, float]:
-    """The human-judge pair's coefficients in the population (the human codes the truth)."""
-    judge = p * sens + (1 - p) * (1 - spec)
-    po = p * sens + (1 - p) * spec
-    pe_cohen = p * judge + (1 - p) * (1 - judge)
-    pi = (p + judge) / 2
-    pe_ac1 = 2 * pi * (1 - pi)
-    return {
-        "percent": po,
-        "cohen": (po - pe_cohen) / (1 - pe_cohen),
-        "gwet_ac1": (po - pe_ac1) / (1 - pe_ac1),
-        "pabak": 2 * po - 1,
-    }
 
 
 def draw(

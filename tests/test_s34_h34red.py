@@ -2,29 +2,14 @@
 
 from __future__ import annotations
 
-import csv
 import re
 from pathlib import Path
 
 import pytest
 
 from tests.cli_helpers import metrics_counts, run_cli
-
-#: Four sentences, one claim each, one system A: s2 and s4 refuted, s1 and s3 supported.
-_SENTENCES = [
-    ["q1", "q1:s1", "Aspirin lowers fever.", "supported"],
-    ["q1", "q1:s2", "Aspirin cures cancer.", "refuted"],
-    ["q2", "q2:s1", "Ibuprofen is an NSAID.", "supported"],
-    ["q2", "q2:s2", "Ibuprofen is safe in late pregnancy.", "refuted"],
-]
-
-
-def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-    return path
+from tests.cli_helpers import write_csv as _write_csv
+from tests.test_s29_t29red import _SENTENCES
 
 
 def _traces(tmp_path: Path) -> Path:
