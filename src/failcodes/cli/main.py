@@ -182,6 +182,13 @@ def _reflow_help(group: typer.Typer) -> None:
             _reflow_help(sub.typer_instance)
 
 
+#: How to give one value where a repeated option was meant to give several.
+_JOIN_HINTS = {
+    "--labels": " (several label files: join them into one)",
+    "--label-rule": " (one rule of several clauses: join them with ';')",
+}
+
+
 def _repeated_option(
     command: object, args: list[str], notes: list[str] | None = None
 ) -> str | None:
@@ -233,10 +240,7 @@ def _repeated_option(
             notes.append(f"note: {name}: {values[0]} is given {times}; read once")
         if len(set(values)) > 1:
             shown = ", ".join(repr(v) for v in values)
-            join = {
-                "--labels": " (several label files: join them into one)",
-                "--label-rule": " (one rule of several clauses: join them with ';')",
-            }.get(name, "")
+            join = _JOIN_HINTS.get(name, "")
             return (
                 f"{' '.join(path)}: {name} takes one {'path' if name in paths else 'value'} "
                 f"and was given {len(values)} ({shown}): only the last would be used; give "
